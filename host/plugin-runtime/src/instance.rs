@@ -1,0 +1,159 @@
+//! One sandboxed instance of a plugin and the guard around every call into it.
+
+use crate::bindings::wit;
+use crate::error::Limit;
+use crate::limits::Sandbox;
+use crate::plugin::Plugin;
+use crate::runtime::EPOCH_TICK;
+use crate::sandbox::{self, HostState};
+use crate::{ErrorKind, Result, RuntimeError};
+use std::sync::Arc;
+use std::time::Duration;
+use wasmtime::{Store, Trap};
+
+/// A plugin instance: its store, its exports (`W`, the world's generated bindings) and its
+/// limits. After a failed call the instance is poisoned and refuses further calls.
+pub(crate) struct Instance<W> {
+    store: Store<HostState>,
+    world: W,
+    plugin: Arc<str>,
+    sandbox: Sandbox,
+    poisoned: bool,
+}
+
+impl<W> Instance<W> {
+    pub(crate) fn new(
+        plugin: &Plugin,
+        sandbox: &Sandbox,
+        instantiate: impl FnOnce(&mut Store<HostState>) -> wasmtime::Result<W>,
+    ) -> Result<Self> {
+        let name: Arc<str> = Arc::from(plugin.name());
+        let state = HostState::new(&name, sandbox)?;
+        let mut store = Store::new(&plugin.runtime.inner.engine, state);
+        sandbox::limit(&mut store);
+        set_deadline(&mut store, sandbox.limits.call_timeout);
+        let world = match instantiate(&mut store) {
+            Ok(world) => world,
+            Err(e) => return Err(classify(&name, sandbox, &store, e)),
+        };
+        Ok(Self {
+            store,
+            world,
+            plugin: name,
+            sandbox: sandbox.clone(),
+            poisoned: false,
+        })
+    }
+
+    /// The plugin's name.
+    pub(crate) fn plugin(&self) -> &Arc<str> {
+        &self.plugin
+    }
+
+    /// Calls a fallible export: a trap, a broken limit or the plugin's own error become a
+    /// [`RuntimeError`] that names the plugin.
+    pub(crate) fn call<R>(
+        &mut self,
+        f: impl FnOnce(&W, &mut Store<HostState>) -> wasmtime::Result<Result<R, wit::PluginError>>,
+    ) -> Result<R> {
+        match self.call_infallible(f)? {
+            Ok(value) => Ok(value),
+            Err(e) => {
+                self.poisoned = true;
+                Err(RuntimeError::Plugin {
+                    plugin: self.plugin.to_string(),
+                    kind: match e.kind {
+                        wit::ErrorKind::Config => ErrorKind::Config,
+                        wit::ErrorKind::Data => ErrorKind::Data,
+                        wit::ErrorKind::Io => ErrorKind::Io,
+                        wit::ErrorKind::Limit => ErrorKind::Limit,
+                        wit::ErrorKind::Internal => ErrorKind::Internal,
+                    },
+                    message: e.message,
+                })
+            }
+        }
+    }
+
+    /// Calls an export that cannot return an error of its own.
+    pub(crate) fn call_infallible<R>(
+        &mut self,
+        f: impl FnOnce(&W, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R> {
+        if self.poisoned {
+            return Err(self.contract("it was called again after it failed"));
+        }
+        set_deadline(&mut self.store, self.sandbox.limits.call_timeout);
+        let result = f(&self.world, &mut self.store);
+        // The log import cannot trap: an output budget broken through it shows here.
+        let result = match result {
+            Ok(_) if self.store.data().output.exceeded() => {
+                Err(wasmtime::format_err!("output limit"))
+            }
+            other => other,
+        };
+        result.map_err(|e| {
+            self.poisoned = true;
+            classify(&self.plugin, &self.sandbox, &self.store, e)
+        })
+    }
+
+    /// An error for a plugin that broke the contract; poisons the instance.
+    pub(crate) fn contract(&mut self, message: impl Into<String>) -> RuntimeError {
+        self.poisoned = true;
+        RuntimeError::Contract {
+            plugin: self.plugin.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+fn set_deadline(store: &mut Store<HostState>, timeout: Duration) {
+    let ticks = timeout.as_nanos().div_ceil(EPOCH_TICK.as_nanos()) + 1;
+    store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
+}
+
+/// Turns a failed call into the error the user sees: a broken limit, or a trap with the
+/// plugin's last line of stderr (a Rust panic message lands there).
+fn classify(
+    plugin: &Arc<str>,
+    sandbox: &Sandbox,
+    store: &Store<HostState>,
+    e: wasmtime::Error,
+) -> RuntimeError {
+    let state = store.data();
+    let limit = if state.output.exceeded() {
+        Some(Limit::Output {
+            max_bytes: sandbox.limits.max_output_bytes,
+        })
+    } else if let Some(requested_bytes) = state.memory_refused() {
+        Some(Limit::Memory {
+            max_bytes: sandbox.limits.max_memory_bytes,
+            requested_bytes,
+        })
+    } else if matches!(e.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
+        Some(Limit::Time {
+            max: sandbox.limits.call_timeout,
+        })
+    } else {
+        None
+    };
+    if let Some(limit) = limit {
+        return RuntimeError::Limit {
+            plugin: plugin.to_string(),
+            limit,
+        };
+    }
+    let what = match e.downcast_ref::<Trap>() {
+        Some(trap) => trap.to_string(),
+        None => format!("{e:#}"),
+    };
+    let message = match state.output.last_words() {
+        Some(words) => format!("{what}; on stderr it said: {words}"),
+        None => what,
+    };
+    RuntimeError::Trap {
+        plugin: plugin.to_string(),
+        message,
+    }
+}

@@ -1,0 +1,48 @@
+//! Moving batches across the boundary, on the host's side: what a plugin sends is validated.
+
+use crate::instance::Instance;
+use crate::{Result, RuntimeError};
+use arrow_array::RecordBatch;
+use ldp_plugin_ipc::{Decoder, Encoder};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Decodes a batch a plugin sent, validating every buffer; bad bytes are the plugin's fault.
+pub(crate) fn decode<W>(
+    instance: &mut Instance<W>,
+    decoder: &mut Decoder,
+    msg: Vec<u8>,
+) -> Result<RecordBatch> {
+    // The decoder validates, but a panic on hostile bytes must not take the host down.
+    match catch_unwind(AssertUnwindSafe(|| decoder.decode(msg))) {
+        Ok(Ok(batch)) => Ok(batch),
+        Ok(Err(e)) => {
+            Err(instance.contract(format!("it sent a batch that is not valid Arrow IPC: {e}")))
+        }
+        Err(_) => Err(instance.contract("it sent a batch that the Arrow IPC decoder cannot read")),
+    }
+}
+
+/// Encodes a batch for a plugin.
+pub(crate) fn encode<W>(
+    instance: &Instance<W>,
+    encoder: &mut Encoder,
+    batch: &RecordBatch,
+) -> Result<Vec<u8>> {
+    encoder
+        .encode(batch)
+        .map_err(|source| RuntimeError::Encode {
+            plugin: instance.plugin().to_string(),
+            source,
+        })
+}
+
+/// Starts a stream for a plugin: the encoder and the Schema message.
+pub(crate) fn start<W>(
+    instance: &Instance<W>,
+    schema: &arrow_schema::Schema,
+) -> Result<(Encoder, Vec<u8>)> {
+    Encoder::new(schema).map_err(|source| RuntimeError::Encode {
+        plugin: instance.plugin().to_string(),
+        source,
+    })
+}

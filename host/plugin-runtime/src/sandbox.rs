@@ -1,0 +1,133 @@
+//! The state of one sandboxed plugin instance: its WASI context, limits and output.
+
+use crate::bindings::wit_log;
+use crate::limits::Sandbox;
+use crate::output::{Channel, Output};
+use crate::{Result, RuntimeError};
+use std::sync::Arc;
+use wasmtime::component::ResourceTable;
+use wasmtime::{ResourceLimiter, Store};
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+/// What the store of one plugin instance holds.
+pub(crate) struct HostState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    pub(crate) output: Output,
+    memory: MemoryGuard,
+}
+
+/// Refuses linear memory beyond the limit and remembers that it did.
+pub(crate) struct MemoryGuard {
+    max_bytes: u64,
+    pub(crate) refused: Option<u64>,
+}
+
+impl ResourceLimiter for MemoryGuard {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired as u64 > self.max_bytes {
+            self.refused = Some(desired as u64);
+            // An error (rather than `false`) traps at once, before the guest's allocator turns
+            // the refusal into an abort with a less helpful message.
+            return Err(wasmtime::format_err!("memory limit"));
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 1_000_000)
+    }
+}
+
+impl HostState {
+    /// The sandbox for `plugin`: no environment, no network, no files but the grants.
+    pub(crate) fn new(plugin: &Arc<str>, sandbox: &Sandbox) -> Result<Self> {
+        let output = Output::new(plugin.clone(), sandbox.limits.max_output_bytes);
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(output.stream(Channel::Stdout))
+            .stderr(output.stream(Channel::Stderr))
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false);
+        let grant = |wasi: &mut WasiCtxBuilder, path: &std::path::Path, write: bool| {
+            let guest = path.to_string_lossy().into_owned();
+            let perms = if write {
+                FsPerms::ReadWrite
+            } else {
+                FsPerms::ReadOnly
+            };
+            wasi.preopened_dir(path, guest, perms)
+                .map(|_| ())
+                .map_err(|e| RuntimeError::Grant {
+                    plugin: plugin.to_string(),
+                    path: path.to_path_buf(),
+                    source: std::io::Error::other(format!("{e:#}")),
+                })
+        };
+        for dir in &sandbox.grants.read_dirs {
+            grant(&mut wasi, dir, false)?;
+        }
+        if let Some(dir) = &sandbox.grants.write_dir {
+            grant(&mut wasi, dir, true)?;
+        }
+        Ok(Self {
+            wasi: wasi.build(),
+            table: ResourceTable::new(),
+            output,
+            memory: MemoryGuard {
+                max_bytes: sandbox.limits.max_memory_bytes,
+                refused: None,
+            },
+        })
+    }
+
+    /// The memory size the guard refused, if it refused one.
+    pub(crate) fn memory_refused(&self) -> Option<u64> {
+        self.memory.refused
+    }
+}
+
+/// Puts the limiter on a new store.
+pub(crate) fn limit(store: &mut Store<HostState>) {
+    store.limiter(|state| &mut state.memory);
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl wit_log::Host for HostState {
+    fn log(&mut self, level: wit_log::Level, message: String) {
+        if !self.output.charge(message.len()) {
+            // Over budget: drop the line. The output stream traps on the next write; the log
+            // import cannot trap, so the budget is checked again after the call.
+            return;
+        }
+        let plugin = self.output.plugin();
+        let plugin = &*plugin;
+        match level {
+            wit_log::Level::Trace => tracing::trace!(target: "ldp::plugin", plugin, "{message}"),
+            wit_log::Level::Debug => tracing::debug!(target: "ldp::plugin", plugin, "{message}"),
+            wit_log::Level::Info => tracing::info!(target: "ldp::plugin", plugin, "{message}"),
+            wit_log::Level::Warn => tracing::warn!(target: "ldp::plugin", plugin, "{message}"),
+            wit_log::Level::Error => tracing::error!(target: "ldp::plugin", plugin, "{message}"),
+        }
+    }
+}
+
+impl crate::bindings::wit::Host for HostState {}

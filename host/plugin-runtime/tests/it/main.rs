@@ -1,0 +1,7 @@
+//! Integration tests of the plugin runtime with real components built by the workspace.
+
+mod common;
+mod csv;
+mod hostile;
+mod inspect;
+mod transform;
