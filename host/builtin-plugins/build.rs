@@ -1,0 +1,172 @@
+//! Builds the plugin workspace (`plugins/`) for `wasm32-wasip2` in release, once, and embeds the
+//! built-in components.
+//!
+//! The plugins are built by a nested `cargo build` into `<target>/wasm-plugins`, a target
+//! folder of their own, so the host's build and the plugins' build never wait on each other's
+//! lock, and debug and release builds of the host share one build of the plugins. The
+//! `wasm32-wasip2` target is added with rustup when it is missing.
+
+use std::env;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Plugins embedded in the `ldp` binary (component file stems: plugin names).
+const BUILTIN: &[&str] = &["csv"];
+
+/// Plugins built for tests and benchmarks, never embedded (crate names in `plugins/testing/`).
+const TESTING: &[&str] = &[
+    "identity",
+    "hostile-read-outside",
+    "hostile-socket",
+    "hostile-env",
+    "hostile-loop",
+    "hostile-alloc",
+    "hostile-stderr",
+    "hostile-trap",
+];
+
+const WASM_TARGET: &str = "wasm32-wasip2";
+
+fn main() {
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let root = manifest_dir
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root exists");
+    for watched in [
+        "plugins/Cargo.toml",
+        "plugins/Cargo.lock",
+        "plugins/csv",
+        "plugins/testing",
+        "sdk/rust",
+        "sdk/ipc",
+        "wit",
+    ] {
+        println!("cargo:rerun-if-changed={}", root.join(watched).display());
+    }
+    println!("cargo:rerun-if-env-changed=LDP_PLUGIN_TARGET_DIR");
+
+    let target_dir = match env::var_os("LDP_PLUGIN_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .map(|d| if d.is_relative() { root.join(d) } else { d })
+            .unwrap_or_else(|| root.join("target"))
+            .join("wasm-plugins"),
+    };
+
+    ensure_wasm_target();
+    build_plugins(&root.join("plugins/Cargo.toml"), &target_dir);
+
+    let wasm_dir = target_dir.join(WASM_TARGET).join("release");
+    let mut out = String::new();
+    writeln!(out, "/// Where the build put the plugin components.").unwrap();
+    writeln!(
+        out,
+        "pub const WASM_DIR: &str = {:?};",
+        wasm_dir.display().to_string()
+    )
+    .unwrap();
+    writeln!(out, "/// The built-in plugins, embedded.").unwrap();
+    writeln!(out, "pub static BUILTIN: &[Builtin] = &[").unwrap();
+    for name in BUILTIN {
+        let file = component_file(&wasm_dir, name);
+        writeln!(
+            out,
+            "    Builtin {{ name: {name:?}, bytes: include_bytes!({:?}) }},",
+            file.display().to_string()
+        )
+        .unwrap();
+    }
+    writeln!(out, "];").unwrap();
+    writeln!(out, "/// The plugins built for tests, by crate name.").unwrap();
+    writeln!(out, "pub const TESTING: &[&str] = &{TESTING:?};").unwrap();
+    for name in TESTING {
+        component_file(&wasm_dir, name);
+    }
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets it"));
+    std::fs::write(out_dir.join("builtin.rs"), out).expect("OUT_DIR is writable");
+}
+
+fn component_file(wasm_dir: &Path, name: &str) -> PathBuf {
+    let file = wasm_dir.join(format!("{}.wasm", name.replace('-', "_")));
+    assert!(
+        file.exists(),
+        "the plugin build did not produce {}",
+        file.display()
+    );
+    file
+}
+
+/// Adds the wasm32-wasip2 target when the toolchain lacks it (toolchain auto-install may be off).
+fn ensure_wasm_target() {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let sysroot = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    if let Some(sysroot) = &sysroot
+        && sysroot.join("lib/rustlib").join(WASM_TARGET).exists()
+    {
+        return;
+    }
+    let status = Command::new("rustup")
+        .args(["target", "add", WASM_TARGET])
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        _ => panic!(
+            "the {WASM_TARGET} target is missing and `rustup target add {WASM_TARGET}` failed; \
+             run it by hand, then build again"
+        ),
+    }
+}
+
+fn build_plugins(manifest: &Path, target_dir: &Path) {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args([
+        "build",
+        "--release",
+        "--target",
+        WASM_TARGET,
+        "--manifest-path",
+    ])
+    .arg(manifest)
+    .arg("--target-dir")
+    .arg(target_dir);
+    // The outer build's settings are for the host, not for the plugins.
+    for (key, _) in env::vars_os() {
+        let key = key.to_string_lossy();
+        if key.starts_with("CARGO_CFG_")
+            || key.starts_with("CARGO_FEATURE_")
+            || matches!(
+                &*key,
+                "RUSTFLAGS"
+                    | "CARGO_ENCODED_RUSTFLAGS"
+                    | "CARGO_BUILD_TARGET"
+                    | "CARGO_TARGET_DIR"
+                    | "CARGO_BUILD_RUSTFLAGS"
+                    | "RUSTC_WORKSPACE_WRAPPER"
+                    | "CARGO_PRIMARY_PACKAGE"
+                    | "PROFILE"
+                    | "OPT_LEVEL"
+                    | "DEBUG"
+                    | "TARGET"
+                    | "HOST"
+            )
+        {
+            cmd.env_remove(&*key);
+        }
+    }
+    let output = cmd.output().expect("cargo can be started");
+    if !output.status.success() {
+        panic!(
+            "building the plugins (plugins/Cargo.toml) for {WASM_TARGET} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}

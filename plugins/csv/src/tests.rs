@@ -1,0 +1,434 @@
+//! End-to-end tests of the plugin on small files written to a temporary folder.
+
+use super::*;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Date32Type, Float64Type, Int64Type, TimestampMicrosecondType};
+use arrow_schema::TimeUnit;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// 2026-08-01 07:15:00 UTC, in microseconds since the epoch.
+const AUG_1_0715_US: i64 = 1_785_568_500_000_000;
+/// 2026-08-01, in days since the epoch.
+const AUG_1_DAYS: i32 = 20_666;
+
+/// A folder removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("ldp-csv-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn file(&self, name: &str, content: impl AsRef<[u8]>) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, content).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Opens `path` with extra config keys (a JSON object's inside, e.g. `"has_header":false`).
+fn open(path: &str, extra: &str) -> Result<Csv, PluginError> {
+    let path = serde_json::Value::String(path.to_string());
+    let config = if extra.is_empty() {
+        format!("{{\"path\":{path}}}")
+    } else {
+        format!("{{\"path\":{path},{extra}}}")
+    };
+    Csv::open(&config)
+}
+
+fn read_all(csv: &mut Csv) -> Result<Vec<RecordBatch>, PluginError> {
+    let mut batches = Vec::new();
+    while let Some(batch) = csv.next_batch()? {
+        assert_eq!(batch.schema().fields(), csv.schema().fields());
+        batches.push(batch);
+    }
+    Ok(batches)
+}
+
+/// Reads a whole file into one batch.
+fn read(content: &str, extra: &str) -> RecordBatch {
+    let dir = TempDir::new();
+    let path = dir.file("t.csv", content);
+    let mut csv = open(&path, extra).unwrap();
+    let schema = csv.schema();
+    let batches = read_all(&mut csv).unwrap();
+    arrow_select_concat(&schema, &batches)
+}
+
+fn arrow_select_concat(schema: &SchemaRef, batches: &[RecordBatch]) -> RecordBatch {
+    // Tests read small files: one batch, or none for a header-only file.
+    match batches {
+        [] => RecordBatch::new_empty(schema.clone()),
+        [one] => one.clone(),
+        _ => panic!("expected one batch, got {}", batches.len()),
+    }
+}
+
+/// The error of reading `content` to its end.
+fn error(content: impl AsRef<[u8]>, extra: &str) -> (String, PluginError) {
+    let dir = TempDir::new();
+    let path = dir.file("bad.csv", content);
+    let e = match open(&path, extra) {
+        Err(e) => e,
+        Ok(mut csv) => read_all(&mut csv).expect_err("the file should not read"),
+    };
+    (path, e)
+}
+
+fn strings(batch: &RecordBatch, i: usize) -> Vec<Option<String>> {
+    batch
+        .column(i)
+        .as_string::<i32>()
+        .iter()
+        .map(|s| s.map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn describes_itself() {
+    let info = Csv::describe();
+    assert_eq!(info.name, "csv");
+    assert!(!info.description.is_empty());
+    serde_json::from_str::<serde_json::Value>(&info.config_schema).unwrap();
+}
+
+#[test]
+fn infers_and_reads_each_type() {
+    let batch = read(
+        "id,fare,paid,day,at,at_utc,note,empty\n\
+         1,2.5,true,2026-08-01,2026-08-01 07:15:00,2026-08-01T09:15:00+02:00,a,\n\
+         -7,3,false,2026-08-02,2026-08-01T07:15:00.123456,2026-08-01T07:15:00Z,,\n\
+         ,,,,,,c,\n",
+        "",
+    );
+    let schema = batch.schema();
+    let types: Vec<_> = schema
+        .fields()
+        .iter()
+        .map(|f| f.data_type().clone())
+        .collect();
+    assert_eq!(
+        types,
+        vec![
+            DataType::Int64,
+            DataType::Float64,
+            DataType::Boolean,
+            DataType::Date32,
+            DataType::Timestamp(TimeUnit::Microsecond, None),
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            DataType::Utf8,
+            DataType::Utf8,
+        ]
+    );
+    assert!(schema.fields().iter().all(|f| f.is_nullable()));
+    assert_eq!(batch.num_rows(), 3);
+    let id = batch.column(0).as_primitive::<Int64Type>();
+    assert_eq!(id.iter().collect::<Vec<_>>(), vec![Some(1), Some(-7), None]);
+    let fare = batch.column(1).as_primitive::<Float64Type>();
+    assert_eq!(
+        fare.iter().collect::<Vec<_>>(),
+        vec![Some(2.5), Some(3.0), None]
+    );
+    let paid = batch.column(2).as_boolean();
+    assert_eq!(
+        paid.iter().collect::<Vec<_>>(),
+        vec![Some(true), Some(false), None]
+    );
+    let day = batch.column(3).as_primitive::<Date32Type>();
+    assert_eq!(day.value(0), AUG_1_DAYS);
+    let at = batch.column(4).as_primitive::<TimestampMicrosecondType>();
+    assert_eq!(
+        at.iter().collect::<Vec<_>>(),
+        vec![Some(AUG_1_0715_US), Some(AUG_1_0715_US + 123_456), None]
+    );
+    let at_utc = batch.column(5).as_primitive::<TimestampMicrosecondType>();
+    assert_eq!(at_utc.timezone(), Some("UTC"));
+    assert_eq!(at_utc.value(0), AUG_1_0715_US);
+    assert_eq!(at_utc.value(1), AUG_1_0715_US);
+    assert_eq!(
+        strings(&batch, 6),
+        vec![Some("a".into()), None, Some("c".into())]
+    );
+    assert_eq!(strings(&batch, 7), vec![None, None, None]);
+}
+
+#[test]
+fn arrow_csv_parses_a_space_separated_timestamp_as_microseconds() {
+    // The reference writes "2026-08-01 07:15:00"; arrow-csv infers Timestamp(Second) and must
+    // parse it into Timestamp(Microsecond) too.
+    let schema = std::sync::Arc::new(Schema::new(vec![Field::new(
+        "at",
+        DataType::Timestamp(TimeUnit::Microsecond, None),
+        true,
+    )]));
+    let mut reader = arrow_csv::ReaderBuilder::new(schema)
+        .with_header(true)
+        .build("at\n2026-08-01 07:15:00\n2026-08-01T07:15:00.5\n".as_bytes())
+        .unwrap();
+    let batch = reader.next().unwrap().unwrap();
+    let at = batch.column(0).as_primitive::<TimestampMicrosecondType>();
+    assert_eq!(at.value(0), AUG_1_0715_US);
+    assert_eq!(at.value(1), AUG_1_0715_US + 500_000);
+}
+
+#[test]
+fn reads_without_header() {
+    let batch = read("1,x\n2,y\n", r#""has_header":false"#);
+    let schema = batch.schema();
+    assert_eq!(schema.field(0).name(), "f0");
+    assert_eq!(schema.field(1).name(), "f1");
+    assert_eq!(schema.field(0).data_type(), &DataType::Int64);
+    assert_eq!(batch.num_rows(), 2);
+    assert_eq!(strings(&batch, 1), vec![Some("x".into()), Some("y".into())]);
+}
+
+#[test]
+fn reads_with_semicolons() {
+    let batch = read("a;b\n1,5;x,y\n2,5;z\n", r#""delimiter":";""#);
+    assert_eq!(batch.schema().field(0).data_type(), &DataType::Utf8);
+    assert_eq!(
+        strings(&batch, 0),
+        vec![Some("1,5".into()), Some("2,5".into())]
+    );
+    assert_eq!(
+        strings(&batch, 1),
+        vec![Some("x,y".into()), Some("z".into())]
+    );
+}
+
+#[test]
+fn reads_quoted_fields() {
+    let batch = read(
+        "city,n\n\"Paris, France\",1\n\"say \"\"hi\"\"\",2\n\"two\nlines\",3\n",
+        "",
+    );
+    assert_eq!(
+        strings(&batch, 0),
+        vec![
+            Some("Paris, France".into()),
+            Some("say \"hi\"".into()),
+            Some("two\nlines".into())
+        ]
+    );
+    let batch = read("a,b\n'x,y',1\n'it\\'s',2\n", r#""quote":"'","escape":"\\""#);
+    assert_eq!(
+        strings(&batch, 0),
+        vec![Some("x,y".into()), Some("it's".into())]
+    );
+}
+
+#[test]
+fn splits_batches() {
+    let dir = TempDir::new();
+    let rows: String = (0..10).map(|i| format!("{i}\n")).collect();
+    let path = dir.file("n.csv", format!("n\n{rows}"));
+    let mut csv = open(&path, r#""batch_size":3"#).unwrap();
+    let batches = read_all(&mut csv).unwrap();
+    let sizes: Vec<_> = batches.iter().map(RecordBatch::num_rows).collect();
+    assert_eq!(sizes, vec![3, 3, 3, 1]);
+    let last = batches[3].column(0).as_primitive::<Int64Type>();
+    assert_eq!(last.value(0), 9);
+}
+
+#[test]
+fn header_only_gives_string_columns_and_no_rows() {
+    let batch = read("a,b\n", "");
+    assert_eq!(batch.num_rows(), 0);
+    assert_eq!(batch.schema().field(1).data_type(), &DataType::Utf8);
+}
+
+/// A file of `rows` rows `i,fare` past the first MiB, then `last` (a row).
+fn big_file(last: &str) -> (String, usize) {
+    let mut text = String::from("id,fare\n");
+    let mut line = 1;
+    while text.len() <= read::MIB + 100 {
+        line += 1;
+        text.push_str(&format!("{line},{}\n", line % 97));
+    }
+    text.push_str(last);
+    (text, line + 1)
+}
+
+#[test]
+fn a_value_past_the_sample_names_the_line_and_column() {
+    let (text, line) = big_file("9,abc\n");
+    let (path, e) = error(&text, "");
+    assert_eq!(e.kind, ErrorKind::Data);
+    assert_eq!(
+        e.message,
+        format!(
+            "{path}: line {line}: column 'fare': cannot parse 'abc' as int64 (the type was \
+             inferred from the first 1 MiB; set \"infer_rows\": \"all\" to infer from the whole \
+             file)"
+        )
+    );
+    let (path, e) = error(&text, r#""infer_rows":10"#);
+    assert_eq!(
+        e.message,
+        format!(
+            "{path}: line {line}: column 'fare': cannot parse 'abc' as int64 (the type was \
+             inferred from the first 10 rows; set \"infer_rows\": \"all\" to infer from the whole \
+             file)"
+        )
+    );
+    // Inferred from the whole file, the column is a string column.
+    let dir = TempDir::new();
+    let path = dir.file("all.csv", &text);
+    let mut csv = open(&path, r#""infer_rows":"all","batch_size":100000"#).unwrap();
+    assert_eq!(csv.schema().field(1).data_type(), &DataType::Utf8);
+    let rows: usize = read_all(&mut csv)
+        .unwrap()
+        .iter()
+        .map(|b| b.num_rows())
+        .sum();
+    assert_eq!(rows, line - 1);
+}
+
+#[test]
+fn a_parse_error_counts_multiline_records_and_blank_lines() {
+    // Line 1 header, 2-3 one record, 4 blank, 5 a record, 6 the bad one.
+    let text = "note,when\r\n\"a\r\nb\",2026-08-01\r\n\r\nc,2026-08-02\r\nd,2026-02-30\r\n";
+    let (path, e) = error(text, "");
+    assert_eq!(e.kind, ErrorKind::Data);
+    assert_eq!(
+        e.message,
+        format!(
+            "{path}: line 6: column 'when': cannot parse '2026-02-30' as date32 (the type was \
+             inferred from values like this one, but this one is not a valid date32; fix it in \
+             the file)"
+        )
+    );
+    // Without a header, the same line.
+    let text = "x,1\n\"y\nz\",2\nw,3.5.1\n";
+    let (path, e) = error(text, r#""has_header":false,"infer_rows":1"#);
+    assert_eq!(
+        e.message,
+        format!(
+            "{path}: line 4: column 'f1': cannot parse '3.5.1' as int64 (the type was inferred \
+             from the first 1 rows; set \"infer_rows\": \"all\" to infer from the whole file)"
+        )
+    );
+}
+
+#[test]
+fn a_ragged_row_names_its_line() {
+    // In the sample: the inference reports it.
+    let (path, e) = error("a,b\r\n1,2\r\n\r\n\"3\n\",4\r\n5\r\n6,7\r\n", "");
+    assert_eq!(e.kind, ErrorKind::Data);
+    assert_eq!(
+        e.message,
+        format!(
+            "{path}: line 6: expected 2 fields, got 1; every row needs as many fields as the \
+             header (quote a field that holds the delimiter ',')"
+        )
+    );
+    // Past the sample: the stream reports it.
+    let (text, line) = big_file("1,2,3\n");
+    let (path, e) = error(&text, r#""batch_size":1000"#);
+    assert_eq!(
+        e.message,
+        format!(
+            "{path}: line {line}: expected 2 fields, got 3; every row needs as many fields as the \
+             header (quote a field that holds the delimiter ',')"
+        )
+    );
+    let (path, e) = error("1,2\n3\n", r#""has_header":false,"infer_rows":1"#);
+    assert_eq!(
+        e.message,
+        format!(
+            "{path}: line 2: expected 2 fields, got 1; every row needs as many fields as the \
+             first row (quote a field that holds the delimiter ',')"
+        )
+    );
+}
+
+#[test]
+fn invalid_utf8_names_its_line() {
+    let (path, e) = error(&b"a,b\n1,x\n2,\xff\n"[..], r#""infer_rows":1"#);
+    assert_eq!(e.kind, ErrorKind::Data);
+    assert_eq!(
+        e.message,
+        format!(
+            "{path}: line 3: column 'b': the value is not valid UTF-8; convert the file to UTF-8 \
+             (e.g. with iconv)"
+        )
+    );
+    let (path, e) = error(&b"a,b\n1,x\n2,\xff\n"[..], "");
+    assert!(e.message.starts_with(&format!("{path}: line 3: ")), "{e}");
+}
+
+#[test]
+fn the_sample_ends_at_a_whole_record() {
+    // A quoted field with a line break straddles the end of the first MiB: inference must not
+    // see half a record (it would have one field too few).
+    let mut text = String::from("a,b\n");
+    while text.len() < read::MIB - 5 {
+        text.push_str("x,1\n");
+    }
+    // The first MiB ends with `"y` and two line breaks of the quoted field.
+    assert_eq!(text.len(), read::MIB - 4);
+    text.push_str("\"y\n\n\nz\",2\nw,3\n");
+    let dir = TempDir::new();
+    let path = dir.file("straddle.csv", &text);
+    let mut csv = open(&path, r#""batch_size":1000000"#).unwrap();
+    assert_eq!(csv.schema().field(1).data_type(), &DataType::Int64);
+    let batches = read_all(&mut csv).unwrap();
+    let last = batches.last().unwrap();
+    let a = strings(last, 0);
+    assert_eq!(
+        a[a.len() - 2..],
+        [Some("y\n\n\nz".into()), Some("w".into())]
+    );
+}
+
+#[test]
+fn config_errors() {
+    let dir = TempDir::new();
+    let path = dir.file("c.csv", "a\n1\n");
+    let e = open(&path, r#""colour":"red""#).err().unwrap();
+    assert_eq!(e.kind, ErrorKind::Config);
+    assert!(e.message.starts_with("config.colour: unknown key"), "{e}");
+    let e = open(&path, r#""delimiter":";;""#).err().unwrap();
+    assert_eq!(
+        e.message,
+        r#"config.delimiter: expected one character, got ";;""#
+    );
+}
+
+#[test]
+fn a_missing_file_is_an_io_error() {
+    let dir = TempDir::new();
+    let path = dir.0.join("missing.csv");
+    let path = path.to_str().unwrap();
+    let e = open(path, "").err().unwrap();
+    assert_eq!(e.kind, ErrorKind::Io);
+    assert!(
+        e.message
+            .starts_with(&format!("{path}: cannot open the file: ")),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_empty_file_is_a_data_error() {
+    for extra in ["", r#""infer_rows":"all""#, r#""has_header":false"#] {
+        let (path, e) = error("", extra);
+        assert_eq!(e.kind, ErrorKind::Data);
+        assert!(
+            e.message.starts_with(&format!("{path}: the file is empty")),
+            "{e}"
+        );
+    }
+}
