@@ -1,0 +1,120 @@
+//! The command line as clap parses it ("low-level" arguments). [`crate::settings`] turns it into
+//! validated settings before any work starts.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// ldp: Iceberg tables on a laptop that behave like production.
+///
+/// Every source, transform, quality check and sink is a WebAssembly plugin that runs in a
+/// sandbox; the host owns catalogs, commits and scheduling.
+#[derive(Debug, Parser)]
+#[command(name = "ldp", version, propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    /// Debug logging on stderr (-vv: trace). LDP_LOG overrides it with a tracing filter, e.g.
+    /// LDP_LOG=ldp::plugin=debug.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// Where compiled plugins are cached [default: $LDP_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/ldp/components, else ~/.cache/ldp/components].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+
+    /// Do not cache compiled plugins on disk.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the built-in plugins, inspect a plugin file, or run a source plugin.
+    ///
+    /// Without a subcommand: lists the built-in plugins with their kind, version and
+    /// description (`--json` adds each plugin's config schema).
+    Plugins(PluginsArgs),
+}
+
+/// `ldp plugins`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct PluginsArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Option<PluginsCommand>,
+}
+
+/// `ldp plugins …` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PluginsCommand {
+    /// Say what a file is: a WebAssembly component, what it imports and exports, whether it is
+    /// an ldp plugin (and why not), its sha256 (the value a config pins), name, kind, version
+    /// and config schema. Exits 1 when the file is not an ldp plugin.
+    Inspect {
+        /// The .wasm file.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a source plugin in its sandbox and print what it reads as CSV on stdout.
+    ///
+    /// PLUGIN is a built-in name (see `ldp plugins`) or a path to a .wasm file. When the config
+    /// has a "path", it is made absolute and its folder is granted read-only.
+    ///
+    /// Example: ldp plugins run csv --config '{"path": "examples/data/rides.csv"}' --head 5
+    Run(RunArgs),
+}
+
+/// `ldp plugins run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A built-in plugin name, or a path to a .wasm file.
+    pub plugin: String,
+
+    /// The plugin's config, a JSON object.
+    #[arg(long, value_name = "JSON", conflicts_with = "config_file")]
+    pub config: Option<String>,
+
+    /// Read the plugin's config from a JSON file.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+
+    /// Grant the plugin read access to this folder (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub grant: Vec<PathBuf>,
+
+    /// Print at most N rows (all rows are still read and counted).
+    #[arg(long, value_name = "N")]
+    pub head: Option<u64>,
+
+    /// Memory limit of the plugin, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub max_memory_mb: u64,
+
+    /// Time limit of one call into the plugin, in seconds.
+    #[arg(long, value_name = "S", default_value_t = 60.0)]
+    pub timeout_s: f64,
+
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = RunOutput::Csv)]
+    pub output: RunOutput,
+}
+
+/// What `ldp plugins run` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunOutput {
+    /// The rows, as CSV with a header.
+    Csv,
+    /// A JSON summary: schema, rows, batches, seconds.
+    Json,
+    /// Nothing but the summary line on stderr.
+    None,
+}

@@ -1,0 +1,215 @@
+//! `ldp plugins`, `ldp plugins inspect`, `ldp plugins run`.
+
+use crate::args::RunOutput;
+use crate::settings::{PluginRef, RunSettings};
+use anyhow::Context;
+use ldp_plugin_runtime::{FileFormat, Plugin, Runtime};
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+/// Loads every built-in plugin.
+fn builtins(runtime: &Runtime) -> anyhow::Result<Vec<Plugin>> {
+    ldp_builtin_plugins::BUILTIN
+        .iter()
+        .map(|b| {
+            runtime
+                .load_bytes(&format!("built-in plugin '{}'", b.name), b.bytes)
+                .map_err(anyhow::Error::from)
+        })
+        .collect()
+}
+
+/// `ldp plugins`: the built-in plugins.
+pub fn list(runtime: &Runtime, json: bool) -> anyhow::Result<u8> {
+    let plugins = builtins(runtime)?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        let list: Vec<_> = plugins
+            .iter()
+            .map(|p| {
+                let info = p.info();
+                json!({
+                    "name": info.name,
+                    "kind": info.kind,
+                    "version": info.version,
+                    "description": info.description,
+                    "sha256": p.sha256(),
+                    "config_schema": serde_json::from_str::<serde_json::Value>(&info.config_schema)
+                        .unwrap_or_else(|_| json!(info.config_schema)),
+                })
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
+        return Ok(0);
+    }
+    let rows: Vec<[String; 4]> = plugins
+        .iter()
+        .map(|p| {
+            let i = p.info();
+            [
+                i.name.clone(),
+                i.kind.to_string(),
+                i.version.clone(),
+                i.description.clone(),
+            ]
+        })
+        .collect();
+    write_table(&mut out, &["name", "kind", "version", "description"], &rows)?;
+    writeln!(
+        out,
+        "\n`ldp plugins --json` shows each plugin's config schema; `ldp plugins inspect FILE.wasm` \
+         checks a plugin file."
+    )?;
+    Ok(0)
+}
+
+/// `ldp plugins inspect FILE`.
+pub fn inspect(runtime: &Runtime, file: &Path, json: bool) -> anyhow::Result<u8> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let inspection = runtime.inspect(&file.display().to_string(), &bytes);
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&inspection)?)?;
+    } else {
+        writeln!(out, "file:     {}", inspection.file)?;
+        writeln!(out, "size:     {} bytes", inspection.bytes)?;
+        writeln!(out, "sha256:   {}", inspection.sha256)?;
+        let format = match inspection.format {
+            FileFormat::Component => "WebAssembly component",
+            FileFormat::CoreModule => "core WebAssembly module (not a component)",
+            FileFormat::NotWasm => "not WebAssembly",
+        };
+        writeln!(out, "format:   {format}")?;
+        for (label, names) in [
+            ("imports", &inspection.imports),
+            ("exports", &inspection.exports),
+        ] {
+            if !names.is_empty() {
+                writeln!(out, "{label}:")?;
+                for name in names {
+                    writeln!(out, "  {name}")?;
+                }
+            }
+        }
+        if let Some(info) = &inspection.plugin {
+            writeln!(out, "ldp plugin: yes")?;
+            writeln!(out, "  name:        {}", info.name)?;
+            writeln!(out, "  kind:        {}", info.kind)?;
+            writeln!(out, "  version:     {}", info.version)?;
+            writeln!(out, "  description: {}", info.description)?;
+            writeln!(out, "  config schema: {}", info.config_schema)?;
+        }
+    }
+    if let Some(problem) = &inspection.problem {
+        writeln!(
+            std::io::stderr(),
+            "ldp: error: {} is not an ldp plugin: {problem}",
+            inspection.file
+        )?;
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// `ldp plugins run PLUGIN`.
+pub fn run(runtime: &Runtime, settings: &RunSettings) -> anyhow::Result<u8> {
+    let started = Instant::now();
+    let plugin = match &settings.plugin {
+        PluginRef::Builtin(b) => {
+            runtime.load_bytes(&format!("built-in plugin '{}'", b.name), b.bytes)?
+        }
+        PluginRef::File(path) => runtime.load_file(path)?,
+    };
+    let mut source = plugin.open_source(&settings.config, &settings.sandbox)?;
+    let schema = source.schema().clone();
+    let stdout = std::io::stdout().lock();
+    let mut csv = (settings.output == RunOutput::Csv).then(|| {
+        arrow_csv::WriterBuilder::new()
+            .with_header(true)
+            .build(stdout)
+    });
+    let (mut rows, mut batches, mut printed) = (0u64, 0u64, 0u64);
+    while let Some(batch) = source.next_batch()? {
+        rows += batch.num_rows() as u64;
+        batches += 1;
+        if let Some(writer) = csv.as_mut() {
+            let room = settings
+                .head
+                .map_or(u64::MAX, |h| h.saturating_sub(printed));
+            let take = room.min(batch.num_rows() as u64) as usize;
+            if take > 0 {
+                writer.write(&batch.slice(0, take))?;
+                printed += take as u64;
+            }
+        }
+    }
+    drop(csv);
+    let seconds = started.elapsed().as_secs_f64();
+    if settings.output == RunOutput::Json {
+        let fields: Vec<_> = schema
+            .fields()
+            .iter()
+            .map(|f| json!({"name": f.name(), "type": f.data_type().to_string()}))
+            .collect();
+        let summary = json!({
+            "plugin": plugin.name(),
+            "sha256": plugin.sha256(),
+            "schema": fields,
+            "rows": rows,
+            "batches": batches,
+            "duration_s": (seconds * 1000.0).round() / 1000.0,
+        });
+        writeln!(
+            std::io::stdout(),
+            "{}",
+            serde_json::to_string_pretty(&summary)?
+        )?;
+    } else {
+        writeln!(
+            std::io::stderr(),
+            "{}: read {rows} rows in {batches} batches in {seconds:.2}s",
+            plugin.name()
+        )?;
+    }
+    Ok(0)
+}
+
+/// The common table format: header, dashes, rows; two spaces between columns.
+fn write_table<const N: usize>(
+    out: &mut impl Write,
+    header: &[&str; N],
+    rows: &[[String; N]],
+) -> std::io::Result<()> {
+    let mut widths = header.map(str::len);
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        cells
+            .iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    writeln!(
+        out,
+        "{}",
+        line(header.iter().map(|h| h.to_string()).collect())
+    )?;
+    writeln!(
+        out,
+        "{}",
+        line(widths.iter().map(|w| "-".repeat(*w)).collect())
+    )?;
+    for row in rows {
+        writeln!(out, "{}", line(row.to_vec()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! `ldp`: the command-line tool. Parses arguments into validated [`settings`], runs one command
+//! and maps errors to the documented exit codes (0 ok, 1 error, 3 data gate). A broken pipe on
+//! stdout (`ldp … | head`) exits 0.
+
+mod args;
+mod commands;
+mod settings;
+
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+                _ => 1,
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let settings = match settings::Settings::from_cli(cli) {
+        Ok(settings) => settings,
+        Err(e) => return report(&anyhow::Error::new(e)),
+    };
+    init_logging(&settings.log_filter);
+    match commands::run(settings) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => report(&e),
+    }
+}
+
+fn init_logging(filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .without_time()
+        .init();
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Prints `ldp: error: …` and gives the exit code of the error's kind.
+fn report(e: &anyhow::Error) -> ExitCode {
+    let _ = writeln!(std::io::stderr(), "ldp: error: {e:#}");
+    let code = e
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<ldp_plugin_runtime::RuntimeError>())
+        .map_or(1, |r| r.exit_code());
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}

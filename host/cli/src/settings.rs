@@ -1,0 +1,241 @@
+//! Validated settings ("high-level" arguments): everything the command line says, checked and
+//! resolved before any work starts.
+
+use crate::args::{Cli, Command, PluginsCommand, RunArgs, RunOutput};
+use ldp_plugin_runtime::{Grants, Limits, Sandbox};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A command line that cannot be run, with what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// `--config` is not a JSON object.
+    #[error("--config is not a JSON object: {0}")]
+    ConfigJson(String),
+    /// `--config-file` cannot be read or parsed.
+    #[error("cannot read config file {}: {reason}", path.display())]
+    ConfigFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A number out of range.
+    #[error("{flag} must be {what}, got {value}")]
+    OutOfRange {
+        /// The flag.
+        flag: &'static str,
+        /// What it must be.
+        what: &'static str,
+        /// What it was.
+        value: String,
+    },
+    /// A plugin name that is neither built in nor a file.
+    #[error(
+        "no built-in plugin is named '{name}' (built-in: {builtins}); give a path to a .wasm file to run another plugin"
+    )]
+    UnknownPlugin {
+        /// The name.
+        name: String,
+        /// The built-in names.
+        builtins: String,
+    },
+    /// A folder to grant that does not exist.
+    #[error("cannot grant {}: {reason}", path.display())]
+    Grant {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Everything a run of `ldp` needs.
+#[derive(Debug)]
+pub struct Settings {
+    /// The tracing filter for stderr.
+    pub log_filter: String,
+    /// Where compiled plugins are cached.
+    pub cache_dir: Option<PathBuf>,
+    /// What to do.
+    pub task: Task,
+}
+
+/// One command, validated.
+// Only the `plugins` commands exist so far; the others join this enum.
+#[allow(clippy::enum_variant_names)]
+#[derive(Debug)]
+pub enum Task {
+    /// `ldp plugins`.
+    PluginsList {
+        /// JSON output.
+        json: bool,
+    },
+    /// `ldp plugins inspect`.
+    PluginsInspect {
+        /// The file.
+        file: PathBuf,
+        /// JSON output.
+        json: bool,
+    },
+    /// `ldp plugins run`.
+    PluginsRun(RunSettings),
+}
+
+/// Which plugin to run.
+#[derive(Debug, Clone)]
+pub enum PluginRef {
+    /// A built-in plugin, by crate name.
+    Builtin(&'static ldp_builtin_plugins::Builtin),
+    /// A component file.
+    File(PathBuf),
+}
+
+/// `ldp plugins run`, validated.
+#[derive(Debug)]
+pub struct RunSettings {
+    /// The plugin.
+    pub plugin: PluginRef,
+    /// Its config, a JSON object text.
+    pub config: String,
+    /// Its sandbox.
+    pub sandbox: Sandbox,
+    /// Rows to print.
+    pub head: Option<u64>,
+    /// What to print.
+    pub output: RunOutput,
+}
+
+impl Settings {
+    /// Validates the parsed command line.
+    pub fn from_cli(cli: Cli) -> Result<Self, SettingsError> {
+        let log_filter = std::env::var("LDP_LOG").ok().unwrap_or_else(|| {
+            match cli.verbose {
+                0 => "warn",
+                1 => "debug",
+                _ => "trace",
+            }
+            .to_string()
+        });
+        let cache_dir = if cli.no_cache {
+            None
+        } else {
+            cli.cache_dir.or_else(ldp_plugin_runtime::default_cache_dir)
+        };
+        let task = match cli.command {
+            Command::Plugins(args) => match args.command {
+                None => Task::PluginsList { json: args.json },
+                Some(PluginsCommand::Inspect { file, json }) => Task::PluginsInspect {
+                    file,
+                    json: json || args.json,
+                },
+                Some(PluginsCommand::Run(run)) => Task::PluginsRun(run_settings(run)?),
+            },
+        };
+        Ok(Self {
+            log_filter,
+            cache_dir,
+            task,
+        })
+    }
+}
+
+fn run_settings(run: RunArgs) -> Result<RunSettings, SettingsError> {
+    let plugin = if run.plugin.ends_with(".wasm") || run.plugin.contains('/') {
+        PluginRef::File(PathBuf::from(&run.plugin))
+    } else {
+        let builtin =
+            ldp_builtin_plugins::get(&run.plugin).ok_or_else(|| SettingsError::UnknownPlugin {
+                name: run.plugin.clone(),
+                builtins: ldp_builtin_plugins::BUILTIN
+                    .iter()
+                    .map(|b| b.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        PluginRef::Builtin(builtin)
+    };
+    let mut config: serde_json::Value = match (&run.config, &run.config_file) {
+        (Some(text), _) => {
+            serde_json::from_str(text).map_err(|e| SettingsError::ConfigJson(e.to_string()))?
+        }
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(path).map_err(|e| SettingsError::ConfigFile {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?;
+            serde_json::from_str(&text).map_err(|e| SettingsError::ConfigFile {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?
+        }
+        (None, None) => serde_json::json!({}),
+    };
+    let Some(object) = config.as_object_mut() else {
+        return Err(SettingsError::ConfigJson(format!(
+            "expected an object, got {config}"
+        )));
+    };
+    let mut read_dirs = Vec::new();
+    for dir in &run.grant {
+        read_dirs.push(absolute_dir(dir)?);
+    }
+    // A config's "path" is made absolute, and its folder granted, so that the plugin sees the
+    // file at the same path as the user.
+    if let Some(serde_json::Value::String(path)) = object.get("path") {
+        let absolute = std::path::absolute(Path::new(path)).map_err(|e| SettingsError::Grant {
+            path: PathBuf::from(path),
+            reason: e.to_string(),
+        })?;
+        if let Some(parent) = absolute.parent() {
+            read_dirs.push(absolute_dir(parent)?);
+        }
+        object.insert(
+            "path".into(),
+            serde_json::Value::String(absolute.display().to_string()),
+        );
+    }
+    if run.max_memory_mb == 0 || run.max_memory_mb > 4096 {
+        return Err(SettingsError::OutOfRange {
+            flag: "--max-memory-mb",
+            what: "between 1 and 4096",
+            value: run.max_memory_mb.to_string(),
+        });
+    }
+    if !(run.timeout_s.is_finite() && run.timeout_s > 0.0) {
+        return Err(SettingsError::OutOfRange {
+            flag: "--timeout-s",
+            what: "a positive number of seconds",
+            value: run.timeout_s.to_string(),
+        });
+    }
+    Ok(RunSettings {
+        plugin,
+        config: config.to_string(),
+        sandbox: Sandbox {
+            limits: Limits {
+                max_memory_bytes: run.max_memory_mb << 20,
+                call_timeout: Duration::from_secs_f64(run.timeout_s),
+                ..Limits::default()
+            },
+            grants: Grants {
+                read_dirs,
+                write_dir: None,
+            },
+        },
+        head: run.head,
+        output: run.output,
+    })
+}
+
+fn absolute_dir(dir: &Path) -> Result<PathBuf, SettingsError> {
+    let grant_err = |reason: String| SettingsError::Grant {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    let absolute = std::path::absolute(dir).map_err(|e| grant_err(e.to_string()))?;
+    if !absolute.is_dir() {
+        return Err(grant_err("no such folder".into()));
+    }
+    Ok(absolute)
+}
