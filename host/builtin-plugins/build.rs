@@ -6,6 +6,7 @@
 //! lock, and debug and release builds of the host share one build of the plugins. The
 //! `wasm32-wasip2` target is added with rustup when it is missing.
 
+use sha2::Digest;
 use std::env;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -72,9 +73,11 @@ fn main() {
     writeln!(out, "pub static BUILTIN: &[Builtin] = &[").unwrap();
     for name in BUILTIN {
         let file = component_file(&wasm_dir, name);
+        let bytes = std::fs::read(&file).expect("the component was just built");
+        let sha256 = hex::encode(sha2::Sha256::digest(&bytes));
         writeln!(
             out,
-            "    Builtin {{ name: {name:?}, bytes: include_bytes!({:?}) }},",
+            "    Builtin {{ name: {name:?}, sha256: {sha256:?}, bytes: include_bytes!({:?}) }},",
             file.display().to_string()
         )
         .unwrap();

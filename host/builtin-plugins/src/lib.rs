@@ -11,13 +11,15 @@ include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 /// One embedded plugin.
 #[derive(Debug, Clone, Copy)]
 pub struct Builtin {
-    /// The crate it was built from (`plugins/<name>`).
+    /// The plugin's name: the component `plugins/` built as `<name>.wasm`.
     pub name: &'static str,
+    /// The sha256 of `bytes`, computed by the build (lower-case hex).
+    pub sha256: &'static str,
     /// The component's bytes.
     pub bytes: &'static [u8],
 }
 
-/// The embedded plugin built from `plugins/<name>`.
+/// The embedded plugin named `name`.
 pub fn get(name: &str) -> Option<&'static Builtin> {
     BUILTIN.iter().find(|b| b.name == name)
 }

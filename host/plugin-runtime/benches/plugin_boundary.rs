@@ -37,7 +37,7 @@ fn main() {
     .expect("runtime");
     let csv = ldp_builtin_plugins::get("csv").expect("csv is built in");
     let plugin = runtime
-        .load_bytes("built-in plugin 'csv'", csv.bytes)
+        .load_embedded("built-in plugin 'csv'", csv.bytes, csv.sha256)
         .expect("csv loads");
     let sandbox = Sandbox {
         grants: Grants {
@@ -160,7 +160,7 @@ fn main() {
         .expect("runtime");
         let started = Instant::now();
         let p = fresh
-            .load_bytes("built-in plugin 'csv'", csv.bytes)
+            .load_embedded("built-in plugin 'csv'", csv.bytes, csv.sha256)
             .expect("load");
         let loaded = started.elapsed();
         let mut s = p.open_source(&small_config, &sandbox).expect("open");

@@ -9,15 +9,16 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
+/// Loads one built-in plugin.
+fn load_builtin(runtime: &Runtime, b: &ldp_builtin_plugins::Builtin) -> anyhow::Result<Plugin> {
+    Ok(runtime.load_embedded(&format!("built-in plugin '{}'", b.name), b.bytes, b.sha256)?)
+}
+
 /// Loads every built-in plugin.
 fn builtins(runtime: &Runtime) -> anyhow::Result<Vec<Plugin>> {
     ldp_builtin_plugins::BUILTIN
         .iter()
-        .map(|b| {
-            runtime
-                .load_bytes(&format!("built-in plugin '{}'", b.name), b.bytes)
-                .map_err(anyhow::Error::from)
-        })
+        .map(|b| load_builtin(runtime, b))
         .collect()
 }
 
@@ -117,9 +118,7 @@ pub fn inspect(runtime: &Runtime, file: &Path, json: bool) -> anyhow::Result<u8>
 pub fn run(runtime: &Runtime, settings: &RunSettings) -> anyhow::Result<u8> {
     let started = Instant::now();
     let plugin = match &settings.plugin {
-        PluginRef::Builtin(b) => {
-            runtime.load_bytes(&format!("built-in plugin '{}'", b.name), b.bytes)?
-        }
+        PluginRef::Builtin(b) => load_builtin(runtime, b)?,
         PluginRef::File(path) => runtime.load_file(path)?,
     };
     let mut source = plugin.open_source(&settings.config, &settings.sandbox)?;
