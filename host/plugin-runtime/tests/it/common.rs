@@ -27,7 +27,11 @@ pub fn testing(name: &str) -> Plugin {
 /// A built-in plugin.
 pub fn builtin(name: &str) -> Plugin {
     let b = ldp_builtin_plugins::get(name).expect("the built-in exists");
-    assert_eq!(ldp_plugin_runtime::sha256_hex(b.bytes), b.sha256, "the build hashed it");
+    assert_eq!(
+        ldp_plugin_runtime::sha256_hex(b.bytes),
+        b.sha256,
+        "the build hashed it"
+    );
     runtime()
         .load_embedded(&format!("built-in plugin '{name}'"), b.bytes, b.sha256)
         .expect("the built-in loads")

@@ -1,0 +1,145 @@
+//! Validation as `ldp plan` (`validate_spec`) does it (§1.7): every problem, each prefixed by
+//! its JSON path, in the reference's order: unknown top-level keys → `apiVersion` →
+//! `identifier` → who…how types → source block → target block → quality → schedule → window →
+//! source-path placeholders → placeholders elsewhere → retries → observability → secrets.
+
+use serde_json::Value;
+
+use crate::error::ConfigError;
+use crate::kind::{Kind, kind_of};
+use crate::model::{API_VERSION, Config};
+use crate::parse::{DESCRIPTIVE_KEYS, TOP_LEVEL_KEYS, assemble, check_sections};
+use crate::problems::{Mode, Problems, check_string, unknown_keys};
+use crate::repr::{repr, repr_list, type_name};
+use crate::secrets::find_inline_secrets;
+
+/// The outcome of [`validate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Validation {
+    /// The document's kind; `None` when its `kind` is wrong (the only problem then).
+    pub kind: Option<Kind>,
+    /// Every problem found. Always empty for a [`Kind::Workflow`] document: workflow files are
+    /// validated by the orchestration layer, not here.
+    pub problems: Vec<String>,
+}
+
+impl Validation {
+    /// Whether no problem was found (for a Workflow, only that its kind is right).
+    pub fn is_valid(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// Validates a document as `ldp plan` does. A Pipeline gets every problem; a Workflow is only
+/// recognised; a wrong `kind` gives one problem, `kind: <message>`.
+pub fn validate(document: &Value) -> Validation {
+    match kind_of(document) {
+        Ok(Kind::Pipeline) => Validation {
+            kind: Some(Kind::Pipeline),
+            problems: validate_pipeline(document).0,
+        },
+        Ok(Kind::Workflow) => Validation {
+            kind: Some(Kind::Workflow),
+            problems: Vec::new(),
+        },
+        Err(message) => Validation {
+            kind: None,
+            problems: vec![format!("kind: {message}")],
+        },
+    }
+}
+
+/// Validates a Pipeline document fully and builds its config.
+///
+/// # Errors
+///
+/// [`ConfigError::Validation`] with every problem (a Workflow document is one problem).
+pub fn plan_config(document: &Value) -> Result<Config, ConfigError> {
+    let validation = validate(document);
+    if validation.kind == Some(Kind::Workflow) {
+        let identifier = document.get("identifier").unwrap_or(&Value::Null);
+        return Err(ConfigError::Validation {
+            file: None,
+            problems: vec![format!(
+                "{} is a Workflow, not a dataset config (kind Pipeline)",
+                repr(identifier)
+            )],
+        });
+    }
+    if !validation.problems.is_empty() {
+        return Err(ConfigError::Validation {
+            file: None,
+            problems: validation.problems,
+        });
+    }
+    let (problems, config) = validate_pipeline(document);
+    config.ok_or(ConfigError::Validation {
+        file: None,
+        problems,
+    })
+}
+
+/// Every problem of a Pipeline document, and its config when there are none.
+fn validate_pipeline(document: &Value) -> (Vec<String>, Option<Config>) {
+    let Some(spec) = document.as_object() else {
+        return (
+            vec![format!(
+                "spec must be a JSON object, got {}",
+                type_name(document)
+            )],
+            None,
+        );
+    };
+    let mut problems = Problems::default();
+    let unknown = unknown_keys(spec, &TOP_LEVEL_KEYS);
+    if !unknown.is_empty() {
+        problems.add(
+            "",
+            format!(
+                "unknown top-level keys {}; allowed: {}",
+                repr_list(&unknown),
+                repr_list(&TOP_LEVEL_KEYS)
+            ),
+        );
+    }
+    if let Some(version) = spec.get("apiVersion")
+        && version.as_str() != Some(API_VERSION)
+    {
+        problems.add(
+            "apiVersion",
+            format!(
+                "must be {}, got {}",
+                repr(&Value::from(API_VERSION)),
+                repr(version)
+            ),
+        );
+    }
+    check_string(&mut problems, spec, "identifier", "", true);
+    for key in DESCRIPTIVE_KEYS {
+        if let Some(value) = spec.get(key)
+            && !value.is_string()
+        {
+            problems.add(key, format!("must be a string, got {}", type_name(value)));
+        }
+    }
+    let sections = match spec.get("metadata") {
+        Some(Value::Object(metadata)) => {
+            Some(check_sections(&mut problems, spec, metadata, Mode::Plan))
+        }
+        _ => {
+            problems.add(
+                "metadata",
+                "is required and must be an object with 'source' and 'target'",
+            );
+            None
+        }
+    };
+    for secret in find_inline_secrets(document) {
+        problems.add("", secret);
+    }
+    if !problems.is_empty() {
+        return (problems.into_vec(), None);
+    }
+    let config = sections.and_then(|sections| assemble(document, sections));
+    (problems.into_vec(), config)
+}
