@@ -38,6 +38,7 @@ fn main() {
     for watched in [
         "plugins/Cargo.toml",
         "plugins/Cargo.lock",
+        "plugins/.cargo/config.toml",
         "plugins/csv",
         "plugins/testing",
         "sdk/rust",
@@ -131,6 +132,8 @@ fn ensure_wasm_target() {
 fn build_plugins(manifest: &Path, target_dir: &Path) {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
+    // From the plugins' folder, so that plugins/.cargo/config.toml applies.
+    cmd.current_dir(manifest.parent().expect("plugins/Cargo.toml has a folder"));
     cmd.args([
         "build",
         "--release",

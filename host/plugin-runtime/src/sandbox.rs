@@ -58,7 +58,10 @@ impl HostState {
             .stderr(output.stream(Channel::Stderr))
             .allow_tcp(false)
             .allow_udp(false)
-            .allow_ip_name_lookup(false);
+            .allow_ip_name_lookup(false)
+            // ldp calls plugins synchronously: file I/O on this thread, without a hop through
+            // tokio's blocking pool for every read.
+            .allow_blocking_current_thread(true);
         let grant = |wasi: &mut WasiCtxBuilder, path: &std::path::Path, write: bool| {
             let guest = path.to_string_lossy().into_owned();
             let perms = if write {

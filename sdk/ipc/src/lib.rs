@@ -24,8 +24,9 @@
 use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_ipc::convert::try_schema_from_ipc_buffer;
-use arrow_ipc::reader::StreamDecoder;
+use arrow_ipc::reader::{FileDecoder, StreamDecoder};
 use arrow_ipc::writer::StreamWriter;
+use arrow_ipc::{Block, MessageHeader, MetadataVersion, root_as_message};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 use std::sync::Arc;
 
@@ -72,32 +73,48 @@ pub enum Validation {
 
 /// Decodes one stream: built from its Schema message, then fed one batch message at a time.
 pub struct Decoder {
-    inner: StreamDecoder,
+    inner: Inner,
     schema: SchemaRef,
+}
+
+enum Inner {
+    /// Validates everything (arrow's stream decoder).
+    Validated(StreamDecoder),
+    /// Skips validation: arrow's stream decoder does not honour `with_skip_validation` for
+    /// record batches (arrow 58), its file decoder does, so trusted messages are split here and
+    /// handed to the file decoder one by one.
+    Trusted(FileDecoder),
 }
 
 impl Decoder {
     /// Starts decoding a stream from its Schema message.
     pub fn new(schema_msg: Vec<u8>, validation: Validation) -> Result<Self, ArrowError> {
-        let mut inner = StreamDecoder::new();
-        if validation == Validation::Trusted {
-            // SAFETY: only used on bytes produced by `Encoder` in the trusted host (see
-            // `Validation::Trusted`); inside a plugin a bad buffer cannot reach the host.
-            inner = unsafe { inner.with_skip_validation(true) };
-        }
-        // The decoder only finishes a body-less Schema message when the next bytes arrive, so
-        // the schema is read here on its own; the decoder completes it with the first batch.
+        // The stream decoder only finishes a body-less Schema message when the next bytes
+        // arrive, so the schema is read here on its own; the decoder completes it with the
+        // first batch.
         let schema = Arc::new(try_schema_from_ipc_buffer(&schema_msg).map_err(|e| {
             ArrowError::IpcError(format!(
                 "the stream does not start with a Schema message: {e}"
             ))
         })?);
-        let mut buffer = Buffer::from_vec(schema_msg);
-        if inner.decode(&mut buffer)?.is_some() || !buffer.is_empty() {
-            return Err(ArrowError::IpcError(
-                "the Schema message is followed by other bytes".into(),
-            ));
-        }
+        let inner = match validation {
+            Validation::Full => {
+                let mut inner = StreamDecoder::new();
+                let mut buffer = Buffer::from_vec(schema_msg);
+                if inner.decode(&mut buffer)?.is_some() || !buffer.is_empty() {
+                    return Err(ArrowError::IpcError(
+                        "the Schema message is followed by other bytes".into(),
+                    ));
+                }
+                Inner::Validated(inner)
+            }
+            Validation::Trusted => {
+                let decoder = FileDecoder::new(schema.clone(), MetadataVersion::V5);
+                // SAFETY: only used on bytes produced by `Encoder` in the trusted host (see
+                // `Validation::Trusted`); inside a plugin a bad buffer cannot reach the host.
+                Inner::Trusted(unsafe { decoder.with_skip_validation(true) })
+            }
+        };
         Ok(Self { inner, schema })
     }
 
@@ -109,17 +126,60 @@ impl Decoder {
     /// Decodes the message(s) of one batch.
     pub fn decode(&mut self, batch_msg: Vec<u8>) -> Result<RecordBatch, ArrowError> {
         let mut buffer = Buffer::from_vec(batch_msg);
-        let batch = self.inner.decode(&mut buffer)?.ok_or_else(|| {
-            ArrowError::IpcError("the message holds no complete RecordBatch".into())
-        })?;
-        if !buffer.is_empty() {
-            return Err(ArrowError::IpcError(format!(
-                "{} bytes after the RecordBatch message",
-                buffer.len()
-            )));
+        match &mut self.inner {
+            Inner::Validated(inner) => {
+                let batch = inner.decode(&mut buffer)?.ok_or_else(|| {
+                    ArrowError::IpcError("the message holds no complete RecordBatch".into())
+                })?;
+                if !buffer.is_empty() {
+                    return Err(ArrowError::IpcError(format!(
+                        "{} bytes after the RecordBatch message",
+                        buffer.len()
+                    )));
+                }
+                Ok(batch)
+            }
+            Inner::Trusted(inner) => loop {
+                let (block, header) = next_message(&buffer)?;
+                let end = block.metaDataLength() as usize + block.bodyLength() as usize;
+                let message = buffer.slice_with_length(0, end);
+                match header {
+                    MessageHeader::DictionaryBatch => inner.read_dictionary(&block, &message)?,
+                    MessageHeader::RecordBatch => {
+                        return inner.read_record_batch(&block, &message)?.ok_or_else(|| {
+                            ArrowError::IpcError("the message holds no RecordBatch".into())
+                        });
+                    }
+                    other => {
+                        return Err(ArrowError::IpcError(format!(
+                            "expected a RecordBatch message, found {other:?}"
+                        )));
+                    }
+                }
+                buffer = buffer.slice(end);
+            },
         }
-        Ok(batch)
     }
+}
+
+/// The block (metadata and body lengths) and header type of the encapsulated message at the
+/// start of `buffer`.
+fn next_message(buffer: &[u8]) -> Result<(Block, MessageHeader), ArrowError> {
+    let short = || ArrowError::IpcError("truncated IPC message".into());
+    let word = |at: usize| -> Result<u32, ArrowError> {
+        let bytes = buffer.get(at..at + 4).ok_or_else(short)?;
+        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    };
+    let (prefix, len) = if word(0)? == u32::MAX {
+        (8, word(4)? as usize)
+    } else {
+        (4, word(0)? as usize)
+    };
+    let meta = buffer.get(prefix..prefix + len).ok_or_else(short)?;
+    let message = root_as_message(meta)
+        .map_err(|e| ArrowError::IpcError(format!("not an IPC message: {e}")))?;
+    let block = Block::new(0, (prefix + len) as i32, message.bodyLength());
+    Ok((block, message.header_type()))
 }
 
 /// Decodes a lone Schema message (for a stream's output schema announced before any batch).
@@ -143,10 +203,12 @@ mod tests {
         )]));
         let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(dict) as ArrayRef]).unwrap();
         let (mut enc, schema_msg) = Encoder::new(&schema).unwrap();
-        let mut dec = Decoder::new(schema_msg, Validation::Full).unwrap();
+        let mut full = Decoder::new(schema_msg.clone(), Validation::Full).unwrap();
+        let mut trusted = Decoder::new(schema_msg, Validation::Trusted).unwrap();
         for _ in 0..3 {
             let msg = enc.encode(&batch).unwrap();
-            assert_eq!(dec.decode(msg).unwrap(), batch);
+            assert_eq!(trusted.decode(msg.clone()).unwrap(), batch);
+            assert_eq!(full.decode(msg).unwrap(), batch);
         }
     }
 
