@@ -45,7 +45,7 @@ pub fn list(runtime: &Runtime, json: bool) -> anyhow::Result<u8> {
         writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
         return Ok(0);
     }
-    let rows: Vec<[String; 4]> = plugins
+    let rows: Vec<[String; 5]> = plugins
         .iter()
         .map(|p| {
             let i = p.info();
@@ -53,17 +53,55 @@ pub fn list(runtime: &Runtime, json: bool) -> anyhow::Result<u8> {
                 i.name.clone(),
                 i.kind.to_string(),
                 i.version.clone(),
+                config_keys(&i.config_schema),
                 i.description.clone(),
             ]
         })
         .collect();
-    write_table(&mut out, &["name", "kind", "version", "description"], &rows)?;
+    write_table(
+        &mut out,
+        &[
+            "name",
+            "kind",
+            "version",
+            "config (* required)",
+            "description",
+        ],
+        &rows,
+    )?;
     writeln!(
         out,
         "\n`ldp plugins --json` shows each plugin's config schema; `ldp plugins inspect FILE.wasm` \
          checks a plugin file."
     )?;
     Ok(0)
+}
+
+/// The top-level keys of a config schema, required ones marked with `*`.
+fn config_keys(schema: &str) -> String {
+    let Ok(schema) = serde_json::from_str::<serde_json::Value>(schema) else {
+        return String::new();
+    };
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    schema["properties"]
+        .as_object()
+        .map(|props| {
+            props
+                .keys()
+                .map(|k| {
+                    if required.contains(&k.as_str()) {
+                        format!("{k}*")
+                    } else {
+                        k.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
 }
 
 /// `ldp plugins inspect FILE`.

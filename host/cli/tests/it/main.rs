@@ -30,11 +30,14 @@ fn plugins_lists_the_builtins() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.starts_with("name  kind    version  description\n"),
+        text.starts_with("name  kind    version  config (* required)"),
         "{text}"
     );
     assert!(
-        text.lines().any(|l| l.starts_with("csv   source  0.1.0")),
+        text.lines().any(|l| l.starts_with(
+            "csv   source  0.1.0    path*, has_header, delimiter, quote, escape, batch_size, \
+             infer_rows  Reads a CSV file"
+        )),
         "{text}"
     );
 }
