@@ -1,0 +1,258 @@
+//! Errors of the table layer: one enum, an [`ErrorKind`] for exit codes and retry decisions.
+
+use std::path::PathBuf;
+
+/// What kind of failure an error is; maps to exit codes and retry decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The table (or a file it names) does not exist.
+    NotFound,
+    /// The table already exists.
+    AlreadyExists,
+    /// Another writer moved the table first (compare-and-swap lost), or the catalog stayed
+    /// locked: reload and try again.
+    CommitConflict,
+    /// The input has no rows and the caller did not allow an empty write.
+    EmptyInput,
+    /// A batch does not fit the table's schema, or a schema cannot be stored in Iceberg.
+    Schema,
+    /// Something this layer does not do (yet): another storage scheme, delete files, ...
+    Unsupported,
+    /// A metadata, manifest or data file is unreadable or inconsistent.
+    Corrupt,
+    /// The catalog failed (other than a conflict).
+    Catalog,
+    /// A file-system operation failed.
+    Io,
+    /// Writing or reading Parquet failed.
+    Parquet,
+    /// The Iceberg library reported a failure.
+    Iceberg,
+}
+
+impl ErrorKind {
+    /// The process exit code (the reference's table: 1 for every runtime error; 3 is reserved
+    /// for a failed data gate, which is not decided here).
+    pub fn exit_code(self) -> i32 {
+        1
+    }
+
+    /// Whether another attempt of the same work may succeed: only commit conflicts.
+    pub fn is_retryable(self) -> bool {
+        matches!(self, ErrorKind::CommitConflict)
+    }
+}
+
+/// A table-layer error. Messages name the table (`ns.t`) and the file at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The catalog failed; `table` is `ns.t` when known.
+    #[error("{source}")]
+    Catalog {
+        /// The catalog's error (its message already names the catalog file and table).
+        #[source]
+        source: Box<ldp_catalog::Error>,
+    },
+    /// The compare-and-swap commit lost against another writer on every try.
+    #[error(
+        "CommitConflict: {operation} to {table} lost the commit race on every try, after {attempts} attempts; \
+         another writer keeps committing to this table; run again"
+    )]
+    RetriesExhausted {
+        /// `ns.t`.
+        table: String,
+        /// `direct append`, `overwrite`, ...
+        operation: String,
+        /// Tries used.
+        attempts: u32,
+        /// The last conflict.
+        #[source]
+        source: Box<ldp_catalog::Error>,
+    },
+    /// The snapshot does not exist in the table.
+    #[error("snapshot {snapshot_id} does not exist in Iceberg table {table}")]
+    SnapshotNotFound {
+        /// `ns.t`.
+        table: String,
+        /// The id asked for.
+        snapshot_id: i64,
+    },
+    /// The input had no rows.
+    #[error("No data to write: the table has 0 rows (pass allow_empty=True to write it anyway)")]
+    EmptyInput,
+    /// A batch or schema does not fit.
+    #[error("{table}: {message}")]
+    Schema {
+        /// `ns.t` (or the table being created).
+        table: String,
+        /// What does not fit, naming the column.
+        message: String,
+    },
+    /// Something unsupported.
+    #[error("{table}: {message}")]
+    Unsupported {
+        /// `ns.t`.
+        table: String,
+        /// What and why.
+        message: String,
+    },
+    /// A file that should be readable is not, or metadata is inconsistent.
+    #[error("{table}: {message}")]
+    Corrupt {
+        /// `ns.t`.
+        table: String,
+        /// What is wrong, naming the file.
+        message: String,
+    },
+    /// A file-system operation failed.
+    #[error("{table}: cannot {action} {}: {source}", path.display())]
+    Io {
+        /// `ns.t`.
+        table: String,
+        /// `read`, `write`, `create`, ...
+        action: &'static str,
+        /// The file or folder.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Parquet failed on a file.
+    #[error("{table}: Parquet {action} failed for {path}: {source}")]
+    Parquet {
+        /// `ns.t`.
+        table: String,
+        /// `read`, `write`, ...
+        action: &'static str,
+        /// The file (URI or path).
+        path: String,
+        /// Parquet's error.
+        #[source]
+        source: Box<parquet::errors::ParquetError>,
+    },
+    /// The Iceberg library failed.
+    #[error("{table}: {context}: {source}")]
+    Iceberg {
+        /// `ns.t`.
+        table: String,
+        /// What this layer was doing, naming the file.
+        context: String,
+        /// iceberg-rust's error.
+        #[source]
+        source: Box<iceberg::Error>,
+    },
+}
+
+/// A `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The kind of failure.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Catalog { source } => match source.kind() {
+                ldp_catalog::ErrorKind::NotFound => ErrorKind::NotFound,
+                ldp_catalog::ErrorKind::AlreadyExists => ErrorKind::AlreadyExists,
+                ldp_catalog::ErrorKind::CommitConflict | ldp_catalog::ErrorKind::Busy => {
+                    ErrorKind::CommitConflict
+                }
+                _ => ErrorKind::Catalog,
+            },
+            Error::RetriesExhausted { .. } => ErrorKind::CommitConflict,
+            Error::SnapshotNotFound { .. } => ErrorKind::NotFound,
+            Error::EmptyInput => ErrorKind::EmptyInput,
+            Error::Schema { .. } => ErrorKind::Schema,
+            Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::Corrupt { .. } => ErrorKind::Corrupt,
+            Error::Io { .. } => ErrorKind::Io,
+            Error::Parquet { .. } => ErrorKind::Parquet,
+            Error::Iceberg { .. } => ErrorKind::Iceberg,
+        }
+    }
+
+    /// Whether another attempt may succeed: a lost compare-and-swap or a locked catalog.
+    /// [`Error::RetriesExhausted`] is not: this layer already retried.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Catalog { source } => source.is_retryable(),
+            _ => false,
+        }
+    }
+
+    /// The process exit code (1).
+    pub fn exit_code(&self) -> i32 {
+        self.kind().exit_code()
+    }
+
+    pub(crate) fn iceberg(
+        table: &str,
+        context: impl Into<String>,
+        source: iceberg::Error,
+    ) -> Error {
+        Error::Iceberg {
+            table: table.to_string(),
+            context: context.into(),
+            source: Box::new(source),
+        }
+    }
+
+    pub(crate) fn io(
+        table: &str,
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Error {
+        Error::Io {
+            table: table.to_string(),
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn schema(table: &str, message: impl Into<String>) -> Error {
+        Error::Schema {
+            table: table.to_string(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn corrupt(table: &str, message: impl Into<String>) -> Error {
+        Error::Corrupt {
+            table: table.to_string(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn unsupported(table: &str, message: impl Into<String>) -> Error {
+        Error::Unsupported {
+            table: table.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ldp_catalog::Error> for Error {
+    fn from(source: ldp_catalog::Error) -> Error {
+        Error::Catalog {
+            source: Box::new(source),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_input_message_is_the_reference_one() {
+        let error = Error::EmptyInput;
+        assert_eq!(
+            error.to_string(),
+            "No data to write: the table has 0 rows (pass allow_empty=True to write it anyway)"
+        );
+        assert_eq!(error.kind(), ErrorKind::EmptyInput);
+        assert_eq!(error.exit_code(), 1);
+        assert!(!error.is_retryable());
+    }
+}

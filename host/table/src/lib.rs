@@ -1,0 +1,72 @@
+//! The ldp table layer: Iceberg tables on the local SQLite catalog ([`ldp_catalog`]).
+//!
+//! Everything here is synchronous; iceberg-rust's async writers are driven internally.
+//!
+//! * [`Table`]: load a table ([`Table::load`]) or create it from an Arrow schema
+//!   ([`Table::create`]: all fields optional, timestamps in µs, format version 2, location
+//!   `<warehouse>/<namespace>/<table>`, metadata files named as pyiceberg names them).
+//! * [`DataWriter`]: stream record batches into Parquet data files under `data/`, with Iceberg
+//!   field ids and column statistics, rolling over at a target size; [`DataWriter::finish`]
+//!   gives the [`DataFiles`] to commit.
+//! * [`Append`] (fast append) and [`Overwrite`] (all rows replaced in one `overwrite`
+//!   snapshot): our own snapshot producer (the private `snapshot` module) writes the
+//!   manifests, the manifest list and the next metadata file, then the catalog's
+//!   compare-and-swap commits it. A lost race is retried for appends (§4.2 of the reference:
+//!   [`RetryPolicy`]); a failed or abandoned write deletes every file it wrote.
+//! * Reading back: [`Table::snapshots`], [`Table::data_files`], [`Table::read_all`].
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow_array::{Int64Array, RecordBatch};
+//! use ldp_catalog::{Catalog, Mode};
+//! use ldp_table::{Append, DataWriter, Overwrite, Table, WriterOptions};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let warehouse = dir.path().join("warehouse");
+//! let catalog = Catalog::open(ldp_catalog::catalog_file(&warehouse, "nyc"), "nyc", Mode::Create)?;
+//! let batch = RecordBatch::try_from_iter([("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as _)])?;
+//! let location = warehouse.join("nyc").join("rides");
+//! let mut table = Table::load_or_create(&catalog, "nyc", "rides", &batch.schema(), &location)?;
+//!
+//! let mut writer = DataWriter::new(&table, &WriterOptions::default())?;
+//! writer.write(&batch)?;
+//! let appended = Append::new(writer.finish()?).commit(&catalog, &mut table)?;
+//! assert_eq!((appended.rows_after, appended.attempts), (3, 1));
+//!
+//! let mut writer = DataWriter::new(&table, &WriterOptions::default())?;
+//! writer.write(&batch.slice(0, 1))?;
+//! let replaced = Overwrite::new(writer.finish()?).commit(&catalog, &mut table)?;
+//! assert_eq!((replaced.operation.as_str(), replaced.rows_after), ("overwrite", 1));
+//!
+//! // Time travel to the first snapshot.
+//! let first: usize = table.read_all(Some(appended.snapshot_id))?.iter().map(|b| b.num_rows()).sum();
+//! assert_eq!(first, 3);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Tables written here are read by pyiceberg 0.12 (the crate's interop test checks it).
+
+mod append;
+mod commit;
+mod error;
+mod files;
+pub mod location;
+mod overwrite;
+mod read;
+pub mod schema;
+mod snapshot;
+mod table;
+mod writer;
+
+pub use append::Append;
+pub use commit::{CommitResult, RetryPolicy};
+pub use error::{Error, ErrorKind, Result};
+pub use overwrite::Overwrite;
+pub use read::SnapshotInfo;
+pub use table::{TOTAL_RECORDS, Table};
+pub use writer::{
+    DEFAULT_ROW_GROUP_BYTES, DEFAULT_TARGET_FILE_SIZE, DataFiles, DataWriter, WriterOptions,
+};
+
+/// Iceberg's data-file type, as [`DataFiles::files`] and [`Table::data_files`] return it.
+pub use iceberg::spec::DataFile;

@@ -1,0 +1,290 @@
+//! A loaded table: its catalog name, its current metadata file and the metadata in it; loading
+//! and creating tables.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use arrow_schema::{Schema as ArrowSchema, SchemaRef};
+use iceberg::io::FileIO;
+use iceberg::spec::{
+    FormatVersion, PartitionSpec, SchemaRef as IcebergSchemaRef, SnapshotRef, SortOrder,
+    TableMetadata, TableMetadataBuilder,
+};
+use ldp_catalog::{Catalog, ErrorKind as CatalogErrorKind, qualified};
+
+use crate::error::{Error, Result};
+use crate::files::{block_on, delete, write_new};
+use crate::location::{file_uri, next_metadata_file};
+use crate::schema::{arrow_schema, iceberg_schema};
+
+/// The summary key of a snapshot's row count.
+pub const TOTAL_RECORDS: &str = "total-records";
+
+/// An Iceberg table as of one metadata file.
+///
+/// A `Table` is a snapshot of the catalog's pointer: [`Table::refresh`] reloads it, and a
+/// commit ([`Append`](crate::Append), [`Overwrite`](crate::Overwrite)) moves it forward.
+#[derive(Debug, Clone)]
+pub struct Table {
+    namespace: String,
+    name: String,
+    identifier: String,
+    metadata_location: String,
+    metadata: TableMetadata,
+    file_io: FileIO,
+}
+
+impl Table {
+    /// Loads `namespace.name` from the catalog and reads its current metadata file.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when the table does not exist; a
+    /// catalog, I/O or metadata error otherwise.
+    pub fn load(catalog: &Catalog, namespace: &str, name: &str) -> Result<Table> {
+        let identifier = qualified(namespace, name);
+        let Some(record) = catalog.load_table(namespace, name)? else {
+            return Err(ldp_catalog::Error::TableNotFound {
+                file: catalog.file().to_path_buf(),
+                table: identifier,
+            }
+            .into());
+        };
+        Table::from_metadata_location(namespace, name, &record.metadata_location)
+    }
+
+    /// The table whose metadata file is `metadata_location` (a `file://` URI).
+    pub fn from_metadata_location(
+        namespace: &str,
+        name: &str,
+        metadata_location: &str,
+    ) -> Result<Table> {
+        let identifier = qualified(namespace, name);
+        let file_io = FileIO::new_with_fs();
+        let metadata =
+            block_on(TableMetadata::read_from(&file_io, metadata_location)).map_err(|source| {
+                Error::iceberg(
+                    &identifier,
+                    format!("cannot read the metadata file {metadata_location}"),
+                    source,
+                )
+            })?;
+        Ok(Table {
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            identifier,
+            metadata_location: metadata_location.to_string(),
+            metadata,
+            file_io,
+        })
+    }
+
+    /// Creates `namespace.name` with the schema of `schema` (see [`crate::schema`]: all fields
+    /// optional, timestamps in µs), unpartitioned, format version 2, at `location` (an absolute
+    /// folder, `<warehouse>/<namespace>/<table>` — for a `local` catalog block,
+    /// `ldp_config::paths::LocalCatalogLayout::table_location` — which gets `metadata/` and
+    /// `data/`). The first metadata file is `metadata/00000-<uuid>.metadata.json`.
+    /// The namespace is created when missing. No snapshot is written.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::AlreadyExists`](crate::ErrorKind::AlreadyExists) when the table exists (the
+    /// metadata file written for it is deleted again); schema, I/O and catalog errors.
+    pub fn create(
+        catalog: &Catalog,
+        namespace: &str,
+        name: &str,
+        schema: &ArrowSchema,
+        location: &Path,
+    ) -> Result<Table> {
+        let identifier = qualified(namespace, name);
+        if !location.is_absolute() {
+            return Err(Error::unsupported(
+                &identifier,
+                format!(
+                    "the table location {} is not an absolute path",
+                    location.display()
+                ),
+            ));
+        }
+        if catalog.table_exists(namespace, name)? {
+            return Err(ldp_catalog::Error::TableExists {
+                file: catalog.file().to_path_buf(),
+                table: identifier,
+            }
+            .into());
+        }
+        let iceberg_schema = iceberg_schema(&identifier, schema)?;
+        let location_uri = file_uri(location);
+        let metadata = TableMetadataBuilder::new(
+            iceberg_schema,
+            PartitionSpec::unpartition_spec(),
+            SortOrder::unsorted_order(),
+            location_uri.clone(),
+            FormatVersion::V2,
+            HashMap::new(),
+        )
+        .and_then(TableMetadataBuilder::build)
+        .map_err(|source| {
+            Error::iceberg(&identifier, "cannot build the new table's metadata", source)
+        })?
+        .metadata;
+        let metadata_location = next_metadata_file(&location_uri, None);
+        write_metadata(&identifier, &metadata, &metadata_location)?;
+        let registered = catalog
+            .create_namespace_if_missing(namespace)
+            .and_then(|_| catalog.create_table(namespace, name, &metadata_location));
+        if let Err(error) = registered {
+            let _ = delete(&identifier, &metadata_location);
+            return Err(error.into());
+        }
+        tracing::debug!(table = identifier, metadata_location, "created table");
+        Ok(Table {
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            identifier,
+            metadata_location,
+            metadata,
+            file_io: FileIO::new_with_fs(),
+        })
+    }
+
+    /// Loads the table, creating it as [`Table::create`] does when it does not exist (another
+    /// process creating it at the same moment is fine: its table is loaded).
+    pub fn load_or_create(
+        catalog: &Catalog,
+        namespace: &str,
+        name: &str,
+        schema: &ArrowSchema,
+        location: &Path,
+    ) -> Result<Table> {
+        if catalog.table_exists(namespace, name)? {
+            return Table::load(catalog, namespace, name);
+        }
+        match Table::create(catalog, namespace, name, schema, location) {
+            Err(Error::Catalog { source }) if source.kind() == CatalogErrorKind::AlreadyExists => {
+                Table::load(catalog, namespace, name)
+            }
+            other => other,
+        }
+    }
+
+    /// Reloads the table from the catalog; returns whether its metadata file changed.
+    pub fn refresh(&mut self, catalog: &Catalog) -> Result<bool> {
+        let fresh = Table::load(catalog, &self.namespace, &self.name)?;
+        let changed = fresh.metadata_location != self.metadata_location;
+        *self = fresh;
+        Ok(changed)
+    }
+
+    /// The namespace.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The table's name within its namespace.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `namespace.name`, as messages name the table.
+    pub fn identifier(&self) -> &str {
+        &self.identifier
+    }
+
+    /// The table folder (`file://…/<namespace>/<table>`).
+    pub fn location(&self) -> &str {
+        self.metadata.location()
+    }
+
+    /// The current metadata file (`file://…/metadata/00001-<uuid>.metadata.json`).
+    pub fn metadata_location(&self) -> &str {
+        &self.metadata_location
+    }
+
+    /// The Iceberg metadata.
+    pub fn metadata(&self) -> &TableMetadata {
+        &self.metadata
+    }
+
+    /// The current Iceberg schema.
+    pub fn schema(&self) -> &IcebergSchemaRef {
+        self.metadata.current_schema()
+    }
+
+    /// The current schema in Arrow, with `PARQUET:field_id` metadata on every field.
+    pub fn arrow_schema(&self) -> Result<SchemaRef> {
+        arrow_schema(&self.identifier, self.schema())
+    }
+
+    /// The current snapshot of `main`, if any.
+    pub fn current_snapshot(&self) -> Option<&SnapshotRef> {
+        self.metadata.current_snapshot()
+    }
+
+    /// The current snapshot's id, if any.
+    pub fn current_snapshot_id(&self) -> Option<i64> {
+        self.metadata.current_snapshot_id()
+    }
+
+    /// The row count of the current snapshot (`total-records` of its summary; 0 without one).
+    pub fn total_records(&self) -> u64 {
+        self.current_snapshot()
+            .map_or(0, |s| summary_count(s, TOTAL_RECORDS))
+    }
+
+    pub(crate) fn file_io(&self) -> &FileIO {
+        &self.file_io
+    }
+
+    /// Moves this handle to a newly committed metadata file.
+    pub(crate) fn advance(&mut self, metadata_location: String, metadata: TableMetadata) {
+        self.metadata_location = metadata_location;
+        self.metadata = metadata;
+    }
+}
+
+/// A count in a snapshot summary (0 when absent or not a number).
+pub(crate) fn summary_count(snapshot: &SnapshotRef, key: &str) -> u64 {
+    snapshot
+        .summary()
+        .additional_properties
+        .get(key)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Writes `metadata` as JSON to the new file `location`. Snapshots, schemas, specs and sort
+/// orders are listed in commit / id order (iceberg-rust keeps them in hash maps), as Iceberg's
+/// other writers list them and as readers that show the list in file order expect.
+pub(crate) fn write_metadata(table: &str, metadata: &TableMetadata, location: &str) -> Result<()> {
+    let serialise = |e: serde_json::Error| {
+        Error::corrupt(
+            table,
+            format!("cannot serialise the metadata for {location}: {e}"),
+        )
+    };
+    let mut value = serde_json::to_value(metadata).map_err(serialise)?;
+    let sort = |value: &mut serde_json::Value, list: &str, keys: &[&str]| {
+        if let Some(items) = value
+            .get_mut(list)
+            .and_then(serde_json::Value::as_array_mut)
+        {
+            items.sort_by_key(|item| {
+                keys.iter()
+                    .map(|k| item.get(*k).and_then(serde_json::Value::as_i64))
+                    .collect::<Vec<_>>()
+            });
+        }
+    };
+    sort(
+        &mut value,
+        "snapshots",
+        &["sequence-number", "timestamp-ms"],
+    );
+    sort(&mut value, "schemas", &["schema-id"]);
+    sort(&mut value, "partition-specs", &["spec-id"]);
+    sort(&mut value, "sort-orders", &["order-id"]);
+    let json = serde_json::to_vec(&value).map_err(serialise)?;
+    write_new(table, location, &json)
+}

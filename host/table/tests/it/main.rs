@@ -1,0 +1,7 @@
+//! Integration tests of `ldp-table` on real SQLite catalogs, Parquet and Avro files.
+
+mod common;
+mod concurrency;
+mod failures;
+mod pyiceberg;
+mod writes;
