@@ -1,16 +1,17 @@
 //! Type inference, as the reference (pyarrow's CSV reader) does it.
 //!
-//! arrow-csv's [`Format::infer_schema`] classifies the values of each column; this module maps its
-//! answer to the types the reference gives: integers are `Int64`, decimals `Float64`,
+//! The values of each column are classified as arrow-csv's `Format::infer_schema` does (by hand,
+//! in [`crate::classify`], without its regexes); this module maps that to the types the reference gives: integers are `Int64`, decimals `Float64`,
 //! `true`/`false` `Boolean`, `YYYY-MM-DD` `Date32`, date-times `Timestamp(Microsecond)` (with
 //! `UTC` when every value carries a `Z` or an offset, a string column when some do and some do
 //! not), a column with no value `Utf8`, anything else `Utf8`. Every field is nullable.
 
+use crate::classify::Kinds;
 use crate::config::Config;
 use crate::scan::{Record, Scanner};
 use arrow_csv::reader::Format;
 use arrow_schema::{ArrowError, DataType, Field, Schema, TimeUnit};
-use std::io::{self, BufRead};
+use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -29,29 +30,168 @@ pub fn format(config: &Config) -> Format {
     }
 }
 
-/// Where, in a sample of the start of a file, inference must stop so that it sees whole records
-/// only: the end of the last complete record, the whole sample at the end of the file, or `None`
-/// when the sample does not yet hold one whole record.
-pub fn sample_end(config: &Config, sample: &[u8], at_eof: bool) -> Option<usize> {
-    if at_eof {
-        return Some(sample.len());
-    }
-    let mut scanner = Scanner::new(config.delimiter, config.quote, config.escape);
-    let _ = scanner.feed(sample, &mut |_: &Record| ControlFlow::Continue(()));
-    match scanner.last_record_end() {
-        0 => None,
-        end => Some(end),
+/// What inference found.
+#[derive(Debug)]
+pub struct Inferred {
+    /// arrow-csv's raw schema (what `Format::infer_schema` would give).
+    pub raw: Schema,
+    /// How many data rows it was inferred from.
+    pub rows: usize,
+    /// Whether the values of each of the [`timestamp_columns`] of `raw` carry a zone.
+    pub zones: Vec<Zones>,
+}
+
+/// The state of inference, fed one record at a time.
+struct Inference<'c> {
+    config: &'c Config,
+    max_rows: usize,
+    names: Vec<String>,
+    kinds: Vec<Kinds>,
+    /// Zones of every column (only timestamp columns' are kept).
+    zones: Vec<Zones>,
+    rows: usize,
+    /// What made the scan stop early: an error, or `None` when `max_rows` was reached.
+    error: Option<ArrowError>,
+}
+
+/// An error of inference: a record with another number of fields than the first, or a field
+/// that is not UTF-8 (what the `csv` crate under `Format::infer_schema` rejects). The caller
+/// locates the record again for its message.
+fn invalid(record: &Record, message: &str) -> ArrowError {
+    ArrowError::CsvError(format!(
+        "{message} in record {} (line {})",
+        record.number, record.line
+    ))
+}
+
+impl Inference<'_> {
+    fn record(&mut self, r: &Record) -> Result<ControlFlow<()>, ArrowError> {
+        if r.number == 1 {
+            self.names = Vec::with_capacity(r.len());
+            for i in 0..r.len() {
+                let name =
+                    std::str::from_utf8(r.field(i)).map_err(|_| invalid(r, "invalid UTF-8"))?;
+                self.names.push(if self.config.has_header {
+                    name.to_string()
+                } else {
+                    format!("column_{}", i + 1)
+                });
+            }
+            self.kinds = vec![Kinds::default(); r.len()];
+            self.zones = vec![Zones::default(); r.len()];
+            if self.config.has_header {
+                return Ok(ControlFlow::Continue(()));
+            }
+        }
+        // Records past the limit are not read (nor checked), as arrow-csv.
+        if self.rows >= self.max_rows {
+            return Ok(ControlFlow::Break(()));
+        }
+        if r.len() != self.names.len() {
+            return Err(invalid(r, "incorrect number of fields"));
+        }
+        for i in 0..r.len() {
+            let value = std::str::from_utf8(r.field(i)).map_err(|_| invalid(r, "invalid UTF-8"))?;
+            if !value.is_empty() {
+                self.kinds[i].update(value);
+                let zone = &mut self.zones[i];
+                if has_zone(value.as_bytes()) {
+                    zone.zoned = true;
+                } else {
+                    zone.naive = true;
+                }
+            }
+        }
+        self.rows += 1;
+        Ok(ControlFlow::Continue(()))
     }
 }
 
-/// Infers the raw arrow-csv schema from `reader` (up to `max_rows` data rows) and gives it with
-/// the number of data rows read.
-pub fn infer_raw<R: io::Read>(
+impl<'c> Inference<'c> {
+    fn new(config: &'c Config, max_rows: Option<usize>) -> Self {
+        Self {
+            config,
+            max_rows: max_rows.unwrap_or(usize::MAX),
+            names: Vec::new(),
+            kinds: Vec::new(),
+            zones: Vec::new(),
+            rows: 0,
+            error: None,
+        }
+    }
+
+    /// Feeds one record to inference; breaks on an error (kept) or past `max_rows`.
+    fn each(&mut self, r: &Record) -> ControlFlow<()> {
+        match self.record(r) {
+            Ok(flow) => flow,
+            Err(e) => {
+                self.error = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    fn finish(self) -> Result<Inferred, ArrowError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let fields: Vec<Field> = self
+            .names
+            .iter()
+            .zip(&self.kinds)
+            .map(|(name, kinds)| Field::new(name, kinds.data_type(), true))
+            .collect();
+        let raw = Schema::new(fields);
+        let zones = timestamp_columns(&raw)
+            .into_iter()
+            .map(|i| self.zones[i])
+            .collect();
+        Ok(Inferred {
+            raw,
+            rows: self.rows,
+            zones,
+        })
+    }
+}
+
+/// Infers the schema of `reader` (up to `max_rows` data rows), in one pass: the types as
+/// arrow-csv's `Format::infer_schema` infers them (see [`crate::classify`]) and, for timestamp
+/// columns, whether their values carry a zone.
+pub fn infer<R: BufRead>(
     config: &Config,
     reader: R,
     max_rows: Option<usize>,
-) -> Result<(Schema, usize), ArrowError> {
-    format(config).infer_schema(reader, max_rows)
+) -> Result<Inferred, ArrowError> {
+    let mut state = Inference::new(config, max_rows);
+    let mut scanner = Scanner::new(config.delimiter, config.quote, config.escape);
+    scanner.scan(reader, &mut |r: &Record| state.each(r))?;
+    state.finish()
+}
+
+/// Infers the schema from the whole records of `sample`, the start of a file (all of it when
+/// `at_eof`), in one pass, and gives where those records end; `None` when the sample does not
+/// yet hold one whole record (read more and call again).
+pub fn infer_sample(
+    config: &Config,
+    sample: &[u8],
+    at_eof: bool,
+) -> Result<Option<(Inferred, usize)>, ArrowError> {
+    let mut state = Inference::new(config, None);
+    let mut scanner = Scanner::new(config.delimiter, config.quote, config.escape);
+    let mut each = |r: &Record| state.each(r);
+    // Only whole records are fed to `each`; the partial one at the end waits for `finish`.
+    if scanner.feed(sample, &mut each).is_continue() && at_eof {
+        let _ = scanner.finish(&mut each);
+    }
+    let end = if at_eof {
+        sample.len()
+    } else {
+        scanner.last_record_end()
+    };
+    if end == 0 && !at_eof {
+        return Ok(None);
+    }
+    state.finish().map(|inferred| Some((inferred, end)))
 }
 
 /// Whether a timestamp column's values carry a zone.
@@ -66,40 +206,6 @@ pub fn timestamp_columns(schema: &Schema) -> Vec<usize> {
     (0..schema.fields().len())
         .filter(|&i| matches!(schema.field(i).data_type(), DataType::Timestamp(..)))
         .collect()
-}
-
-/// Looks at the values of `columns` in `reader` (up to `max_rows` data rows): which carry a zone.
-pub fn zones<R: BufRead>(
-    config: &Config,
-    reader: R,
-    columns: &[usize],
-    max_rows: Option<usize>,
-) -> io::Result<Vec<Zones>> {
-    let mut zones = vec![Zones::default(); columns.len()];
-    if columns.is_empty() {
-        return Ok(zones);
-    }
-    let header = usize::from(config.has_header);
-    let last = max_rows.map_or(usize::MAX, |n| n.saturating_add(header));
-    let mut scanner = Scanner::new(config.delimiter, config.quote, config.escape);
-    scanner.scan(reader, &mut |r: &Record| {
-        if r.number > last {
-            return ControlFlow::Break(());
-        }
-        if r.number > header {
-            for (zone, &i) in zones.iter_mut().zip(columns) {
-                if i < r.len() && !r.field(i).is_empty() {
-                    if has_zone(r.field(i)) {
-                        zone.zoned = true;
-                    } else {
-                        zone.naive = true;
-                    }
-                }
-            }
-        }
-        ControlFlow::Continue(())
-    })?;
-    Ok(zones)
 }
 
 /// Whether a date-time value (`YYYY-MM-DD HH:MM:SS[.f]` then anything) ends with a zone: `Z` or
@@ -196,9 +302,8 @@ mod tests {
     /// Infers the output schema of `text` read whole.
     fn infer(text: &str, has_header: bool) -> Vec<(String, DataType)> {
         let config = config(has_header);
-        let (raw, _) = infer_raw(&config, text.as_bytes(), None).unwrap();
-        let zones = zones(&config, text.as_bytes(), &timestamp_columns(&raw), None).unwrap();
-        let schemas = map_schema(&config, &raw, &zones);
+        let inferred = super::infer(&config, text.as_bytes(), None).unwrap();
+        let schemas = map_schema(&config, &inferred.raw, &inferred.zones);
         assert!(schemas.output.fields().iter().all(|f| f.is_nullable()));
         schemas
             .output
@@ -239,6 +344,49 @@ mod tests {
         );
     }
 
+    /// The raw schema and row count agree with arrow-csv's `Format::infer_schema` on whole files:
+    /// header or not, CRLF, a BOM, blank lines, quoted fields with line breaks, a row limit.
+    #[test]
+    fn agrees_with_arrow_csv_on_files() {
+        let texts = [
+            "a,b,c\n1,x,2026-08-01\n2.5,,2026-08-01 07:15:00\n",
+            "\u{feff}a;b\r\n\r\n\"1\";\"tr\nue\"\r\n-3;\"\"\"x\"\r\n",
+            "a\n\n\n",
+            "a,b\n,\n,\n",
+            "x,y\n1,2\n3,4",
+            "only\n9223372036854775808\n",
+            "",
+        ];
+        for text in texts {
+            for has_header in [true, false] {
+                for max_rows in [None, Some(0), Some(1), Some(2)] {
+                    let mut c = config(has_header);
+                    if text.contains(';') {
+                        c.delimiter = b';';
+                    }
+                    let ours = super::infer(&c, text.as_bytes(), max_rows).unwrap();
+                    let (theirs, rows) =
+                        format(&c).infer_schema(text.as_bytes(), max_rows).unwrap();
+                    assert_eq!(ours.raw, theirs, "{text:?} {has_header} {max_rows:?}");
+                    assert_eq!(ours.rows, rows, "{text:?} {has_header} {max_rows:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ragged_rows_and_bad_utf8_are_errors() {
+        let c = config(true);
+        assert!(super::infer(&c, &b"a,b\n1\n"[..], None).is_err());
+        assert!(super::infer(&c, &b"a,b\n1,\xff\n"[..], None).is_err());
+        assert!(super::infer(&c, &b"a,\xff\n"[..], None).is_err());
+        // Past the row limit, nothing is looked at (as arrow-csv).
+        let text = &b"a,b\n1,2\n1\n"[..];
+        assert!(super::infer(&c, text, Some(1)).is_ok());
+        assert!(format(&c).infer_schema(text, Some(1)).is_ok());
+        assert!(format(&c).infer_schema(text, None).is_err());
+    }
+
     #[test]
     fn mixed_zones_and_mixed_kinds_are_strings() {
         let text = "a,b,c\n2026-08-01 07:15:00,1,2026-08-01\n2026-08-01 07:15:00Z,x,7\n";
@@ -273,9 +421,18 @@ mod tests {
     fn sample_stops_at_a_whole_record() {
         let c = config(true);
         let text = b"a,b\n1,\"x\ny\"\n2,\"open\n";
-        assert_eq!(sample_end(&c, text, false), Some(12));
-        assert_eq!(sample_end(&c, text, true), Some(text.len()));
-        assert_eq!(sample_end(&c, b"a,b", false), None);
+        let (inferred, end) = infer_sample(&c, text, false).unwrap().unwrap();
+        assert_eq!((end, inferred.rows), (12, 1));
+        assert_eq!(inferred.raw.field(1).data_type(), &DataType::Utf8);
+        let (inferred, end) = infer_sample(&c, text, true).unwrap().unwrap();
+        assert_eq!((end, inferred.rows), (text.len(), 2));
+        assert!(infer_sample(&c, b"a,b", false).unwrap().is_none());
+        let (inferred, end) = infer_sample(&c, b"a,b", true).unwrap().unwrap();
+        assert_eq!((end, inferred.rows, inferred.raw.fields().len()), (3, 0, 2));
+        // The same answer as reading the whole records.
+        let whole = super::infer(&c, &text[..12], None).unwrap();
+        let (sampled, _) = infer_sample(&c, text, false).unwrap().unwrap();
+        assert_eq!((whole.raw, whole.rows), (sampled.raw, sampled.rows));
     }
 
     #[test]

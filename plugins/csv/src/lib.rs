@@ -3,9 +3,11 @@
 //!
 //! - [`config`]: the configuration and its JSON Schema;
 //! - [`infer`]: type inference (arrow-csv's, mapped to the reference's types);
+//! - [`classify`]: arrow-csv's classification of values, without its regexes;
 //! - [`read`]: opening, streaming in bounded memory, and error messages with line numbers;
 //! - [`scan`]: a record scanner that splits records as arrow-csv does, for line numbers.
 
+mod classify;
 mod config;
 mod infer;
 mod read;

@@ -16,8 +16,9 @@
 //! A record is not a line: a quoted field may span lines and blank lines are skipped. So the
 //! record number is turned into the line the record starts on by scanning the file again with
 //! [`crate::scan`], which splits records as arrow-csv does. That scan happens on the error path
-//! only. Errors of inference (the `csv` crate) report lines that are off for CRLF files; they are
-//! located the same way, by finding the first record arrow-csv would reject.
+//! only. Errors of inference (a ragged record, a field that is not UTF-8, found by the scanner
+//! that inference runs on) are located the same way, by finding the first record arrow-csv would
+//! reject.
 
 use crate::config::{Config, InferRows};
 use crate::infer::{self, Schemas};
@@ -85,20 +86,19 @@ impl CsvReader {
                 // followed by the rest of the file: the file is read once.
                 let mut head = Vec::with_capacity(MIB);
                 let mut at_eof = read_mib(&path, &mut file, &mut head)?;
-                let end = loop {
-                    if let Some(end) = infer::sample_end(&config, &head, at_eof) {
-                        break end;
+                let inferred = loop {
+                    // Inference sees the whole records of the sample only.
+                    match infer::infer_sample(&config, &head, at_eof)
+                        .map_err(|e| inference_error(&config, e))?
+                    {
+                        Some((inferred, _end)) => break inferred,
+                        // Not one whole record yet (a header longer than 1 MiB): read on.
+                        None => at_eof = read_mib(&path, &mut file, &mut head)?,
                     }
-                    // Not one whole record yet (a header longer than 1 MiB): read on.
-                    at_eof = read_mib(&path, &mut file, &mut head)?;
                 };
-                let sample = &head[..end];
-                let (raw, rows) = infer::infer_raw(&config, sample, None)
-                    .map_err(|e| inference_error(&config, e))?;
-                let zones = infer::zones(&config, sample, &infer::timestamp_columns(&raw), None)
-                    .map_err(|e| read_error(&path, e))?;
                 let rest = BufReader::with_capacity(MIB, file);
-                (raw, rows, zones, Box::new(Cursor::new(head).chain(rest)))
+                let input = Box::new(Cursor::new(head).chain(rest));
+                (inferred.raw, inferred.rows, inferred.zones, input)
             }
             InferRows::Rows(n) => Self::infer_pass(&config, file, Some(n))?,
             InferRows::All => Self::infer_pass(&config, file, None)?,
@@ -142,17 +142,13 @@ impl CsvReader {
         max_rows: Option<usize>,
     ) -> Result<(arrow_schema::Schema, usize, Vec<infer::Zones>, Input), PluginError> {
         let path = &config.path;
-        let (raw, rows) = infer::infer_raw(config, BufReader::with_capacity(MIB, file), max_rows)
-            .map_err(|e| inference_error(config, e))?;
-        let columns = infer::timestamp_columns(&raw);
-        let zones = if columns.is_empty() {
-            Vec::new()
-        } else {
-            let file = BufReader::with_capacity(MIB, open_file(path)?);
-            infer::zones(config, file, &columns, max_rows).map_err(|e| read_error(path, e))?
-        };
+        let inferred = infer::infer(config, BufReader::with_capacity(MIB, file), max_rows)
+            .map_err(|e| match e {
+                ArrowError::IoError(_, io) => read_error(path, io),
+                e => inference_error(config, e),
+            })?;
         let input = Box::new(BufReader::with_capacity(MIB, open_file(path)?));
-        Ok((raw, rows, zones, input))
+        Ok((inferred.raw, inferred.rows, inferred.zones, input))
     }
 
     /// The schema every batch follows.
