@@ -25,6 +25,27 @@ pub(crate) struct Problems {
 
 impl Problems {
     /// Records `message` at the JSON path `at` (`at: message`, or the message alone at the root).
+    /// Reports the keys of `map` that are not in `allowed`:
+    /// `AT: has unknown keys ['x']; allowed: ['a', 'b']`.
+    pub(crate) fn reject_unknown_keys(
+        &mut self,
+        at: &str,
+        map: &Map<String, Value>,
+        allowed: &[&str],
+    ) {
+        let unknown = unknown_keys(map, allowed);
+        if !unknown.is_empty() {
+            self.add(
+                at,
+                format!(
+                    "has unknown keys {}; allowed: {}",
+                    crate::repr_list(&unknown),
+                    crate::repr_list(allowed)
+                ),
+            );
+        }
+    }
+
     pub(crate) fn add(&mut self, at: &str, message: impl AsRef<str>) {
         let message = message.as_ref();
         if at.is_empty() {

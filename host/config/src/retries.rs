@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use crate::problems::{Problems, as_number, as_whole, get, join, unknown_keys};
-use crate::repr::{repr, repr_list};
+use crate::problems::{Problems, as_number, as_whole, get, join};
+use crate::repr::repr;
 
 /// The keys a retries object may have.
 pub const RETRY_KEYS: [&str; 3] = ["max_attempts", "delay_s", "backoff"];
@@ -58,17 +58,7 @@ pub(crate) fn check_retries(
         return None;
     };
     let before = problems.len();
-    let unknown = unknown_keys(map, &RETRY_KEYS);
-    if !unknown.is_empty() {
-        problems.add(
-            at,
-            format!(
-                "has unknown keys {}; allowed: {}",
-                repr_list(&unknown),
-                repr_list(&RETRY_KEYS)
-            ),
-        );
-    }
+    problems.reject_unknown_keys(at, map, &RETRY_KEYS);
     let mut retries = Retries::default();
     if let Some(raw) = get(map, "max_attempts") {
         match as_whole(raw) {

@@ -3,7 +3,7 @@
 use jiff::tz::TimeZone;
 use serde_json::Value;
 
-use crate::problems::{Problems, check_string, get, join, non_blank, unknown_keys};
+use crate::problems::{Problems, check_string, get, join, non_blank};
 use crate::repr::{repr, repr_list};
 
 /// The keys a window object may have.
@@ -98,17 +98,7 @@ pub(crate) fn check_window(
         return None;
     };
     let before = problems.len();
-    let unknown = unknown_keys(window, &WINDOW_KEYS);
-    if !unknown.is_empty() {
-        problems.add(
-            at,
-            format!(
-                "has unknown keys {}; allowed: {}",
-                repr_list(&unknown),
-                repr_list(&WINDOW_KEYS)
-            ),
-        );
-    }
+    problems.reject_unknown_keys(at, window, &WINDOW_KEYS);
     let size = match get(window, "size") {
         None => {
             problems.add(&join(at, "size"), "is required");
