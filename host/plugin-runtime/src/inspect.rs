@@ -1,7 +1,7 @@
 //! Saying what a file is: a component, what it imports and exports, and whether it is an ldp
 //! plugin (and if not, why not).
 
-use crate::plugin::PluginInfo;
+use crate::plugin::{Plugin, PluginInfo};
 use crate::runtime::Runtime;
 use crate::{Result, RuntimeError};
 use serde::Serialize;
@@ -82,7 +82,8 @@ impl Runtime {
             inspection.problem = Some(reason(e));
             return inspection;
         }
-        let component = match crate::cache::compile(&self.inner.engine, bytes, file) {
+        // Compiled once (through the cache): listed here, then made a plugin.
+        let component = match self.compile(file, bytes, &inspection.sha256) {
             Ok(component) => component,
             Err(e) => {
                 inspection.problem = Some(reason(e));
@@ -99,7 +100,7 @@ impl Runtime {
             .exports(engine)
             .map(|(name, _)| name.to_string())
             .collect();
-        match self.load_bytes(file, bytes) {
+        match Plugin::new(self.clone(), file, inspection.sha256.clone(), component) {
             Ok(plugin) => inspection.plugin = Some(plugin.info().clone()),
             Err(e) => inspection.problem = Some(reason(e)),
         }

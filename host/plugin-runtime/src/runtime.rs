@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Config, Engine, OptLevel};
 
 /// How often the epoch advances; call deadlines are counted in these ticks.
@@ -107,12 +107,16 @@ impl Runtime {
     /// build. Saves hashing megabytes on every start.
     pub fn load_embedded(&self, what: &str, bytes: &[u8], sha256: &str) -> Result<Plugin> {
         crate::inspect::check_header(what, bytes)?;
-        let sha256 = sha256.to_string();
-        let component = match &self.inner.cache {
-            Some(cache) => cache.load_or_compile(&self.inner.engine, &sha256, bytes, what)?,
-            None => crate::cache::compile(&self.inner.engine, bytes, what)?,
-        };
-        Plugin::new(self.clone(), what, sha256, component)
+        let component = self.compile(what, bytes, sha256)?;
+        Plugin::new(self.clone(), what, sha256.to_string(), component)
+    }
+
+    /// The compiled component, from the disk cache when there is one.
+    pub(crate) fn compile(&self, what: &str, bytes: &[u8], sha256: &str) -> Result<Component> {
+        match &self.inner.cache {
+            Some(cache) => cache.load_or_compile(&self.inner.engine, sha256, bytes, what),
+            None => crate::cache::compile(&self.inner.engine, bytes, what),
+        }
     }
 }
 
