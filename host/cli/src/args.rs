@@ -32,11 +32,90 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run a dataset config: read its source, write one snapshot to its Iceberg target.
+    ///
+    /// The source streams through its plugin (in the sandbox) into Parquet data files, which
+    /// one commit adds to the table (created on the first run, namespace included). Nothing is
+    /// committed when anything fails, and the files the run wrote are deleted.
+    ///
+    /// Example: ldp run examples/rides.json --mode overwrite
+    Run(RunCmdArgs),
+    /// List the snapshots of the config's Iceberg target, oldest first.
+    ///
+    /// Reads only: never creates a catalog.
+    Snapshots {
+        /// A dataset config (JSON).
+        config: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run SQL (DataFusion) over the Iceberg tables of one or more configs.
+    ///
+    /// With one config file, the table is named after target.name. With a folder of configs,
+    /// or several configs, every table is registered as namespace.table, and by its bare name
+    /// when that is unique, so SQL can join them. --snapshot and --as-of read an older version
+    /// of one table. Only queries run: DDL, DML and SET are refused.
+    ///
+    /// Example: ldp query examples/rides.json "SELECT city, count(*) FROM rides GROUP BY city"
+    Query(QueryArgs),
+    /// List the source -> target routes and whether this build runs them.
+    Pipelines {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the built-in plugins, inspect a plugin file, or run a source plugin.
     ///
     /// Without a subcommand: lists the built-in plugins with their kind, version and
     /// description (`--json` adds each plugin's config schema).
     Plugins(PluginsArgs),
+}
+
+/// `ldp run`.
+#[derive(Debug, Args)]
+pub struct RunCmdArgs {
+    /// A dataset config (JSON).
+    pub config: PathBuf,
+    /// Override the target's write_mode for this run.
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Print the result as JSON on stdout, for scripts.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A write mode on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// Add the rows.
+    Append,
+    /// Replace every row, in one snapshot.
+    Overwrite,
+    /// Replace rows by key (join_cols); not available yet.
+    Upsert,
+}
+
+/// `ldp query`.
+#[derive(Debug, Args)]
+#[command(after_help = "Put the options before the first CONFIG or after SQL.")]
+pub struct QueryArgs {
+    /// CONFIG… SQL: dataset configs or folders of them, then the SQL to run.
+    #[arg(num_args = 2.., required = true, value_name = "CONFIG… SQL")]
+    pub args: Vec<String>,
+    /// Print at most this many rows.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub max_rows: usize,
+    /// Read this snapshot instead of the current one (ldp snapshots lists them).
+    #[arg(long, value_name = "SNAPSHOT_ID", conflicts_with = "as_of")]
+    pub snapshot: Option<i64>,
+    /// Read the newest snapshot committed at or before TIME, such as '2026-07-31 23:59:59' (UTC
+    /// unless it has an offset; a date alone is midnight).
+    #[arg(long, value_name = "TIME")]
+    pub as_of: Option<String>,
+    /// Print JSON (columns, rows, row count) instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ldp plugins`.

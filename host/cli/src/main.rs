@@ -4,6 +4,7 @@
 
 mod args;
 mod commands;
+mod output;
 mod settings;
 
 use clap::Parser;
@@ -58,7 +59,16 @@ fn report(e: &anyhow::Error) -> ExitCode {
     let _ = writeln!(std::io::stderr(), "ldp: error: {e:#}");
     let code = e
         .chain()
-        .find_map(|cause| cause.downcast_ref::<ldp_plugin_runtime::RuntimeError>())
-        .map_or(1, |r| r.exit_code());
+        .find_map(|cause| {
+            cause
+                .downcast_ref::<ldp_plugin_runtime::RuntimeError>()
+                .map(|r| r.exit_code())
+                .or_else(|| {
+                    cause
+                        .downcast_ref::<ldp_pipeline::Error>()
+                        .map(|p| p.exit_code())
+                })
+        })
+        .unwrap_or(1);
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

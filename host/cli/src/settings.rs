@@ -1,7 +1,7 @@
 //! Validated settings ("high-level" arguments): everything the command line says, checked and
 //! resolved before any work starts.
 
-use crate::args::{Cli, Command, PluginsCommand, RunArgs, RunOutput};
+use crate::args::{Cli, Command, ModeArg, PluginsCommand, QueryArgs, RunArgs, RunOutput};
 use ldp_plugin_runtime::{Grants, Limits, Sandbox};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -40,6 +40,14 @@ pub enum SettingsError {
         /// The built-in names.
         builtins: String,
     },
+    /// `--as-of` is not a time.
+    #[error(
+        "--as-of: cannot read {0:?} as a time; give 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS' (UTC) or one with an offset such as '2026-07-31T23:59:59+02:00'"
+    )]
+    AsOf(String),
+    /// A query argument list without a config.
+    #[error("ldp query needs at least one CONFIG before the SQL")]
+    QueryArgs,
     /// A folder to grant that does not exist.
     #[error("cannot grant {}: {reason}", path.display())]
     Grant {
@@ -62,10 +70,31 @@ pub struct Settings {
 }
 
 /// One command, validated.
-// Only the `plugins` commands exist so far; the others join this enum.
-#[allow(clippy::enum_variant_names)]
 #[derive(Debug)]
 pub enum Task {
+    /// `ldp run`.
+    Run {
+        /// The config file.
+        config: PathBuf,
+        /// `--mode`.
+        mode: Option<ldp_config::WriteMode>,
+        /// JSON output.
+        json: bool,
+    },
+    /// `ldp snapshots`.
+    Snapshots {
+        /// The config file.
+        config: PathBuf,
+        /// JSON output.
+        json: bool,
+    },
+    /// `ldp query`.
+    Query(QuerySettings),
+    /// `ldp pipelines`.
+    Pipelines {
+        /// JSON output.
+        json: bool,
+    },
     /// `ldp plugins`.
     PluginsList {
         /// JSON output.
@@ -80,6 +109,32 @@ pub enum Task {
     },
     /// `ldp plugins run`.
     PluginsRun(RunSettings),
+}
+
+/// Which version of a table a query reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeTravel {
+    /// The current snapshot.
+    Current,
+    /// `--snapshot ID`.
+    Snapshot(i64),
+    /// `--as-of TIME`, in milliseconds since the epoch.
+    AsOf(i64),
+}
+
+/// `ldp query`, validated.
+#[derive(Debug)]
+pub struct QuerySettings {
+    /// Config files or folders.
+    pub configs: Vec<PathBuf>,
+    /// The SQL.
+    pub sql: String,
+    /// Rows to print.
+    pub max_rows: usize,
+    /// Which snapshot.
+    pub at: TimeTravel,
+    /// JSON output.
+    pub json: bool,
 }
 
 /// Which plugin to run.
@@ -123,6 +178,18 @@ impl Settings {
             cli.cache_dir.or_else(ldp_plugin_runtime::default_cache_dir)
         };
         let task = match cli.command {
+            Command::Run(args) => Task::Run {
+                config: args.config,
+                mode: args.mode.map(|m| match m {
+                    ModeArg::Append => ldp_config::WriteMode::Append,
+                    ModeArg::Overwrite => ldp_config::WriteMode::Overwrite,
+                    ModeArg::Upsert => ldp_config::WriteMode::Upsert,
+                }),
+                json: args.json,
+            },
+            Command::Snapshots { config, json } => Task::Snapshots { config, json },
+            Command::Query(args) => Task::Query(query_settings(args)?),
+            Command::Pipelines { json } => Task::Pipelines { json },
             Command::Plugins(args) => match args.command {
                 None => Task::PluginsList { json: args.json },
                 Some(PluginsCommand::Inspect { file, json }) => Task::PluginsInspect {
@@ -138,6 +205,46 @@ impl Settings {
             task,
         })
     }
+}
+
+fn query_settings(mut args: QueryArgs) -> Result<QuerySettings, SettingsError> {
+    let sql = args.args.pop().ok_or(SettingsError::QueryArgs)?;
+    if args.args.is_empty() {
+        return Err(SettingsError::QueryArgs);
+    }
+    let at = match (args.snapshot, &args.as_of) {
+        (Some(id), _) => TimeTravel::Snapshot(id),
+        (None, Some(text)) => TimeTravel::AsOf(parse_as_of(text)?),
+        (None, None) => TimeTravel::Current,
+    };
+    Ok(QuerySettings {
+        configs: args.args.into_iter().map(PathBuf::from).collect(),
+        sql,
+        max_rows: args.max_rows,
+        at,
+        json: args.json,
+    })
+}
+
+/// `--as-of TIME`: with an offset as given; without one, UTC; a date alone is midnight.
+pub fn parse_as_of(text: &str) -> Result<i64, SettingsError> {
+    let trimmed = text.trim();
+    let fail = || SettingsError::AsOf(text.to_string());
+    if let Ok(ts) = trimmed.parse::<jiff::Timestamp>() {
+        return Ok(ts.as_millisecond());
+    }
+    let civil = trimmed
+        .parse::<jiff::civil::DateTime>()
+        .or_else(|_| {
+            trimmed
+                .parse::<jiff::civil::Date>()
+                .map(|d| d.to_datetime(jiff::civil::Time::midnight()))
+        })
+        .map_err(|_| fail())?;
+    civil
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .map(|z| z.timestamp().as_millisecond())
+        .map_err(|_| fail())
 }
 
 fn run_settings(run: RunArgs) -> Result<RunSettings, SettingsError> {

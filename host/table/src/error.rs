@@ -77,6 +77,24 @@ pub enum Error {
         /// The id asked for.
         snapshot_id: i64,
     },
+    /// `--as-of` is older than every snapshot the table keeps.
+    #[error(
+        "Iceberg table {table} has no snapshot committed at or before {as_of}; its oldest snapshot was committed at {oldest}"
+    )]
+    NoSnapshotAsOf {
+        /// `ns.t`.
+        table: String,
+        /// The time asked for, `YYYY-MM-DD HH:MM:SS.fff UTC`.
+        as_of: String,
+        /// The oldest snapshot's commit time, same format.
+        oldest: String,
+    },
+    /// `--as-of` on a table without snapshots.
+    #[error("Iceberg table {table} has no snapshots")]
+    NoSnapshots {
+        /// `ns.t`.
+        table: String,
+    },
     /// The input had no rows.
     #[error("No data to write: the table has 0 rows (pass allow_empty=True to write it anyway)")]
     EmptyInput,
@@ -159,7 +177,9 @@ impl Error {
                 _ => ErrorKind::Catalog,
             },
             Error::RetriesExhausted { .. } => ErrorKind::CommitConflict,
-            Error::SnapshotNotFound { .. } => ErrorKind::NotFound,
+            Error::SnapshotNotFound { .. }
+            | Error::NoSnapshotAsOf { .. }
+            | Error::NoSnapshots { .. } => ErrorKind::NotFound,
             Error::EmptyInput => ErrorKind::EmptyInput,
             Error::Schema { .. } => ErrorKind::Schema,
             Error::Unsupported { .. } => ErrorKind::Unsupported,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 
 use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use iceberg::spec::{
     DataFile, ManifestContentType, ManifestEntry, ManifestFile, ManifestList, SnapshotRef,
 };
@@ -73,6 +74,50 @@ impl Table {
     /// One snapshot.
     pub fn snapshot(&self, snapshot_id: i64) -> Result<SnapshotInfo> {
         self.snapshot_ref(snapshot_id).map(SnapshotInfo::of)
+    }
+
+    /// The newest snapshot committed at or before `as_of_ms` (milliseconds since the epoch),
+    /// for `--as-of`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoSnapshotAsOf`] when every snapshot is newer (the message gives the oldest
+    /// commit time), [`Error::NoSnapshots`] when the table has none.
+    pub fn snapshot_as_of(&self, as_of_ms: i64) -> Result<SnapshotInfo> {
+        let snapshots = self.snapshots();
+        let Some(oldest) = snapshots.iter().min_by_key(|s| s.timestamp_ms) else {
+            return Err(Error::NoSnapshots {
+                table: self.identifier().to_string(),
+            });
+        };
+        snapshots
+            .iter()
+            .filter(|s| s.timestamp_ms <= as_of_ms)
+            .max_by_key(|s| (s.timestamp_ms, s.sequence_number))
+            .cloned()
+            .ok_or_else(|| Error::NoSnapshotAsOf {
+                table: self.identifier().to_string(),
+                as_of: utc_millis_text(as_of_ms),
+                oldest: utc_millis_text(oldest.timestamp_ms),
+            })
+    }
+
+    /// The Arrow schema of a snapshot (default: the current one): the schema the snapshot was
+    /// written with, so time travel sees the columns of its day. A table without snapshots has
+    /// its current schema.
+    pub fn arrow_schema_at(&self, snapshot_id: Option<i64>) -> Result<SchemaRef> {
+        let schema = match self.resolve(snapshot_id)? {
+            Some(snapshot) => match snapshot.schema_id() {
+                Some(id) => self
+                    .metadata()
+                    .schema_by_id(id)
+                    .cloned()
+                    .unwrap_or_else(|| self.schema().clone()),
+                None => self.schema().clone(),
+            },
+            None => self.schema().clone(),
+        };
+        crate::schema::arrow_schema(self.identifier(), &schema)
     }
 
     fn snapshot_ref(&self, snapshot_id: i64) -> Result<&SnapshotRef> {
@@ -185,5 +230,50 @@ impl Table {
             );
         }
         Ok(entries)
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS.fff UTC` of milliseconds since the epoch (proleptic Gregorian).
+pub fn utc_millis_text(ms: i64) -> String {
+    let (secs, millis) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}.{millis:03} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: (year, month, day) of days since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc_millis_text;
+
+    #[test]
+    fn formats_utc_millis() {
+        assert_eq!(utc_millis_text(0), "1970-01-01 00:00:00.000 UTC");
+        assert_eq!(
+            utc_millis_text(1_577_836_800_000),
+            "2020-01-01 00:00:00.000 UTC"
+        );
+        assert_eq!(
+            utc_millis_text(1_709_210_096_789),
+            "2024-02-29 12:34:56.789 UTC"
+        );
     }
 }

@@ -1,6 +1,10 @@
 //! One module per command.
 
+mod pipelines;
 mod plugins;
+mod query;
+mod run;
+mod snapshots;
 
 use crate::settings::{Settings, Task};
 use ldp_plugin_runtime::{Runtime, RuntimeOptions};
@@ -13,8 +17,30 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         })
     };
     match &settings.task {
+        Task::Run { config, mode, json } => run::run(&runtime()?, config, *mode, *json),
+        Task::Snapshots { config, json } => snapshots::run(config, *json),
+        Task::Query(query) => query::run(query),
+        Task::Pipelines { json } => pipelines::run(*json),
         Task::PluginsList { json } => plugins::list(&runtime()?, *json),
         Task::PluginsInspect { file, json } => plugins::inspect(&runtime()?, file, *json),
         Task::PluginsRun(run) => plugins::run(&runtime()?, run),
     }
+}
+
+/// JSON as the reference prints it: 2-space indent, keys in insertion order, non-ASCII escaped
+/// as `\uXXXX`.
+pub fn json_text<T: serde::Serialize>(value: &T) -> anyhow::Result<String> {
+    let text = serde_json::to_string_pretty(value)?;
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ch.is_ascii() {
+            out.push(ch);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in ch.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    Ok(out)
 }

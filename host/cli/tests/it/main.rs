@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod tables;
+
 fn ldp(args: &[&str]) -> Output {
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");
     Command::new(env!("CARGO_BIN_EXE_ldp"))

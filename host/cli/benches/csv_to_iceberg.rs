@@ -1,0 +1,434 @@
+//! CSV → Iceberg append: the `ldp` binary against DuckDB, in one run.
+//!
+//! For each row count N it generates (once, cached as `<target>/bench-data/rides_N.csv`) a
+//! deterministic rides CSV, then measures the wall time and the peak RSS (`ru_maxrss` from
+//! `wait4`) of two child processes on it:
+//! - `ldp run rides.json`, a pipeline appending the CSV to an Iceberg table in a fresh local
+//!   warehouse (compiled plugins cached in `<target>/bench-cache`, warmed by an untimed run);
+//! - DuckDB from Python (`$LDP_PYTHON`, else `<repo>/.venv/bin/python`) copying the same CSV to
+//!   a Parquet file, the reference for "how fast can CSV become Parquet on this machine".
+//!
+//! Targets: ldp's wall time ≤ 1.5× DuckDB's and ldp's peak RSS < 400 MB (MB = 2^20 bytes). The
+//! bench reports, it does not fail: it exits 0 when a target is missed, with a `MISS` verdict.
+//!
+//! ```sh
+//! cargo bench -p ldp-cli --bench csv_to_iceberg                      # 1M and 10M rows
+//! cargo bench -p ldp-cli --bench csv_to_iceberg -- 100000 --runs 3 --json
+//! ```
+//!
+//! Arguments: row counts (default `1000000 10000000`), `--runs N` (default 1; the best wall
+//! time and the largest peak RSS of the N runs are reported), `--json` (JSON instead of a
+//! table). DuckDB comes from `.venv/bin/pip install duckdb==1.5.6` (`scripts/test` installs it).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const DUCKDB_PIN: &str = "duckdb==1.5.6";
+const TARGET_RATIO: f64 = 1.5;
+const TARGET_RSS_MB: f64 = 400.0;
+const USAGE: &str = "usage: csv_to_iceberg [ROWS...] [--runs N] [--json]";
+
+/// One measured child process.
+#[derive(Clone, Copy)]
+struct Measure {
+    wall_s: f64,
+    peak_rss_mb: f64,
+}
+
+impl Measure {
+    const NONE: Measure = Measure {
+        wall_s: f64::INFINITY,
+        peak_rss_mb: 0.0,
+    };
+
+    /// The best wall time and the largest peak RSS of the two.
+    fn best(self, m: Measure) -> Measure {
+        Measure {
+            wall_s: self.wall_s.min(m.wall_s),
+            peak_rss_mb: self.peak_rss_mb.max(m.peak_rss_mb),
+        }
+    }
+}
+
+struct Options {
+    rows: Vec<u64>,
+    runs: u32,
+    json: bool,
+}
+
+fn main() {
+    let opts =
+        parse_args(std::env::args().skip(1)).unwrap_or_else(|e| fail(&format!("{e}\n{USAGE}")));
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo.join("target"));
+    let python = std::env::var_os("LDP_PYTHON")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo.join(".venv/bin/python"));
+    check_duckdb(&python);
+    let cache = target.join("bench-cache");
+
+    // Untimed warm-up: compiles and caches the plugins, loads DuckDB's library once.
+    eprintln!("warm-up on a 1,000-row CSV…");
+    let tiny = ensure_csv(&target, 1000);
+    run_ldp(&target, &tiny, &cache);
+    run_duckdb(&target, &tiny, &python);
+
+    let mut results = Vec::new();
+    for &n in &opts.rows {
+        let csv = ensure_csv(&target, n);
+        let (mut ldp, mut duck) = (Measure::NONE, Measure::NONE);
+        for run in 1..=opts.runs {
+            eprintln!("{n} rows, run {run}/{}…", opts.runs);
+            ldp = ldp.best(run_ldp(&target, &csv, &cache));
+            duck = duck.best(run_duckdb(&target, &csv, &python));
+        }
+        results.push((n, ldp, duck));
+    }
+    if opts.json {
+        print_json(&results, opts.runs);
+    } else {
+        print_table(&results);
+    }
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut opts = Options {
+        rows: Vec::new(),
+        runs: 1,
+        json: false,
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--bench" => {} // cargo bench passes it to harness = false benches
+            "--json" => opts.json = true,
+            "--runs" => {
+                let v = args.next().ok_or("--runs needs a number")?;
+                opts.runs = v
+                    .parse()
+                    .ok()
+                    .filter(|&r| r > 0)
+                    .ok_or(format!("bad --runs {v:?}"))?;
+            }
+            a if a.starts_with('-') => return Err(format!("unknown option {a:?}")),
+            a => {
+                let n = a
+                    .replace(['_', ','], "")
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&n| n > 0);
+                opts.rows.push(n.ok_or(format!("bad row count {a:?}"))?);
+            }
+        }
+    }
+    if opts.rows.is_empty() {
+        opts.rows = vec![1_000_000, 10_000_000];
+    }
+    Ok(opts)
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("csv_to_iceberg: {msg}");
+    std::process::exit(1)
+}
+
+fn temp_dir(target: &Path) -> tempfile::TempDir {
+    std::fs::create_dir_all(target).unwrap_or_else(|e| fail(&format!("{}: {e}", target.display())));
+    tempfile::Builder::new()
+        .prefix("bench-csv-to-iceberg-")
+        .tempdir_in(target)
+        .unwrap_or_else(|e| fail(&format!("temp dir in {}: {e}", target.display())))
+}
+
+fn run_ldp(target: &Path, csv: &Path, cache: &Path) -> Measure {
+    let dir = temp_dir(target);
+    let config = serde_json::json!({
+        "apiVersion": "ldp/v1",
+        "identifier": "bench",
+        "metadata": {
+            "source": {"name": "rides", "format": "CSV", "path": csv.to_string_lossy()},
+            "target": {
+                "name": "rides",
+                "format": "ICEBERG",
+                "catalog": {"identifier": "bench", "warehouse_path": "warehouse"}
+            }
+        }
+    });
+    std::fs::write(dir.path().join("rides.json"), config.to_string())
+        .unwrap_or_else(|e| fail(&format!("writing rides.json: {e}")));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ldp"));
+    cmd.args(["run", "rides.json"])
+        .current_dir(dir.path())
+        .env("LDP_CACHE_DIR", cache);
+    measure("ldp run", cmd, dir.path())
+}
+
+const DUCKDB_SCRIPT: &str = r#"
+import sys, duckdb
+q = lambda p: "'" + p.replace("'", "''") + "'"
+duckdb.sql(f"COPY (SELECT * FROM read_csv({q(sys.argv[1])})) TO {q(sys.argv[2])} (FORMAT parquet)")
+"#;
+
+fn run_duckdb(target: &Path, csv: &Path, python: &Path) -> Measure {
+    let dir = temp_dir(target);
+    let mut cmd = Command::new(python);
+    cmd.arg("-c")
+        .arg(DUCKDB_SCRIPT)
+        .arg(csv)
+        .arg(dir.path().join("out.parquet"));
+    measure("duckdb", cmd, dir.path())
+}
+
+fn check_duckdb(python: &Path) {
+    let ok = Command::new(python)
+        .args(["-c", "import duckdb"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        fail(&format!(
+            "no DuckDB for the comparison: `{} -c 'import duckdb'` failed; at the repository root \
+             run: python3 -m venv .venv && .venv/bin/pip install {DUCKDB_PIN} \
+             (or set LDP_PYTHON to a Python that has it)",
+            python.display()
+        ));
+    }
+}
+
+/// Runs `cmd` (stdout discarded, stderr kept in `dir`) and measures its wall time and peak RSS.
+/// Exits 1 with the child's stderr when it fails.
+fn measure(what: &str, mut cmd: Command, dir: &Path) -> Measure {
+    let err_path = dir.join("stderr.txt");
+    let err =
+        File::create(&err_path).unwrap_or_else(|e| fail(&format!("{}: {e}", err_path.display())));
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(err);
+    let start = Instant::now();
+    let child = cmd
+        .spawn()
+        .unwrap_or_else(|e| fail(&format!("starting {what} ({cmd:?}): {e}")));
+    let pid = libc::pid_t::try_from(child.id()).unwrap_or_else(|_| fail("pid out of range"));
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero `rusage` is a valid value (plain integers and timevals).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our un-reaped child (std's `Child` never waited for it); `status` and
+        // `usage` are valid for writes for the duration of the call.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            fail(&format!("wait4 for {what}: {e}"));
+        }
+    }
+    let wall_s = start.elapsed().as_secs_f64();
+    drop(child); // already reaped by wait4; dropping a `Child` neither waits nor kills
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+        let _ = std::fs::remove_dir_all(dir); // `fail` exits without dropping the `TempDir`
+        fail(&format!(
+            "{what} failed (wait status {status:#x}): {cmd:?}\n{stderr}"
+        ));
+    }
+    // ru_maxrss is in KiB on Linux.
+    Measure {
+        wall_s,
+        peak_rss_mb: usage.ru_maxrss as f64 / 1024.0,
+    }
+}
+
+fn verdict(ldp: Measure, duck: Measure) -> (f64, bool, bool) {
+    let ratio = ldp.wall_s / duck.wall_s;
+    (
+        ratio,
+        ratio <= TARGET_RATIO,
+        ldp.peak_rss_mb < TARGET_RSS_MB,
+    )
+}
+
+fn print_table(results: &[(u64, Measure, Measure)]) {
+    println!(
+        "{:>12}  {:<7} {:>9} {:>14} {:>12}",
+        "rows", "tool", "wall s", "rows/s", "peak RSS MB"
+    );
+    for &(n, ldp, duck) in results {
+        for (tool, m) in [("ldp", ldp), ("duckdb", duck)] {
+            let rate = group(n as f64 / m.wall_s);
+            println!(
+                "{:>12}  {tool:<7} {:>9.3} {rate:>14} {:>12.1}",
+                group(n as f64),
+                m.wall_s,
+                m.peak_rss_mb
+            );
+        }
+        let (ratio, ..) = verdict(ldp, duck);
+        println!("{:>12}  ldp/duckdb time {ratio:.2}×", "");
+    }
+    println!();
+    for &(n, ldp, duck) in results {
+        let (ratio, time_ok, rss_ok) = verdict(ldp, duck);
+        let mark = |ok| if ok { "ok" } else { "MISS" };
+        println!(
+            "verdict {} rows: {} — time {ratio:.2}× DuckDB (target ≤ {TARGET_RATIO}×) {}; \
+             peak RSS {:.0} MB (target < {TARGET_RSS_MB:.0} MB) {}",
+            group(n as f64),
+            if time_ok && rss_ok { "PASS" } else { "MISS" },
+            mark(time_ok),
+            ldp.peak_rss_mb,
+            mark(rss_ok),
+        );
+    }
+}
+
+fn print_json(results: &[(u64, Measure, Measure)], runs: u32) {
+    let m = |n: u64, m: Measure| {
+        let rate = n as f64 / m.wall_s;
+        serde_json::json!({"wall_s": m.wall_s, "rows_per_s": rate, "peak_rss_mb": m.peak_rss_mb})
+    };
+    let rows: Vec<_> = results
+        .iter()
+        .map(|&(n, ldp, duck)| {
+            let (ratio, time_ok, rss_ok) = verdict(ldp, duck);
+            serde_json::json!({
+                "rows": n,
+                "ldp": m(n, ldp),
+                "duckdb": m(n, duck),
+                "time_ratio": ratio,
+                "time_target_met": time_ok,
+                "rss_target_met": rss_ok,
+                "pass": time_ok && rss_ok,
+            })
+        })
+        .collect();
+    let out = serde_json::json!({
+        "bench": "csv_to_iceberg",
+        "runs": runs,
+        "targets": {"max_time_ratio": TARGET_RATIO, "max_peak_rss_mb": TARGET_RSS_MB},
+        "results": rows,
+    });
+    println!("{out:#}");
+}
+
+/// 1234567.8 → "1,234,568".
+fn group(x: f64) -> String {
+    let digits = format!("{:.0}", x);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `<target>/bench-data/rides_N.csv`, generated when missing (through a temp file renamed into
+/// place, so an interrupted generation is never mistaken for a complete file).
+fn ensure_csv(target: &Path, rows: u64) -> PathBuf {
+    let dir = target.join("bench-data");
+    let path = dir.join(format!("rides_{rows}.csv"));
+    if path.is_file() {
+        return std::path::absolute(&path).unwrap_or(path);
+    }
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| fail(&format!("{}: {e}", dir.display())));
+    let tmp = dir.join(format!("rides_{rows}.csv.{}.tmp", std::process::id()));
+    eprintln!("generating {}…", path.display());
+    let start = Instant::now();
+    let written = File::create(&tmp)
+        .and_then(|f| write_rides(f, rows))
+        .and_then(|()| std::fs::rename(&tmp, &path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        fail(&format!("generating {}: {e}", path.display()));
+    }
+    eprintln!(
+        "generated {rows} rows in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    std::path::absolute(&path).unwrap_or(path)
+}
+
+/// splitmix64: a fast, deterministic PRNG (no `rand`).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform enough in `0..n` for a benchmark (n is tiny next to 2^64).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Appends `v`'s decimal digits.
+fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&tmp[i..]);
+}
+
+fn push_2(buf: &mut Vec<u8>, v: u64) {
+    buf.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
+}
+
+/// Hundredths as a decimal with 2 places: 1617 → "16.17".
+fn push_cents(buf: &mut Vec<u8>, cents: u64) {
+    push_u64(buf, cents / 100);
+    buf.push(b'.');
+    push_2(buf, cents % 100);
+}
+
+/// Rides `1..=rows`: pickups uniform over the 7 days from 2024-01-01, distance 0.50–30.00 km,
+/// fare = 2.50 + 1.8 × distance ± 1.00, all in integer hundredths (no float formatting).
+fn write_rides(file: File, rows: u64) -> std::io::Result<()> {
+    const CITIES: [&[u8]; 4] = [b"\"NYC\"", b"\"BKK\"", b"\"LDN\"", b"\"SFO\""];
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut rng = SplitMix(0x5EED_F1DE);
+    let mut line = Vec::with_capacity(128);
+    out.write_all(b"\"ride_id\",\"pickup_ts\",\"city\",\"distance_km\",\"fare\"\n")?;
+    for id in 1..=rows {
+        line.clear();
+        push_u64(&mut line, id);
+        let secs = rng.below(7 * 86_400);
+        line.extend_from_slice(b",2024-01-0");
+        push_u64(&mut line, 1 + secs / 86_400);
+        line.push(b' ');
+        push_2(&mut line, secs % 86_400 / 3600);
+        line.push(b':');
+        push_2(&mut line, secs % 3600 / 60);
+        line.push(b':');
+        push_2(&mut line, secs % 60);
+        line.extend_from_slice(b".000000,");
+        line.extend_from_slice(CITIES[rng.below(4) as usize]);
+        line.push(b',');
+        let distance = 50 + rng.below(2951); // 0.50..=30.00
+        push_cents(&mut line, distance);
+        line.push(b',');
+        push_cents(&mut line, 250 + distance * 18 / 10 + rng.below(201) - 100);
+        line.push(b'\n');
+        out.write_all(&line)?;
+    }
+    out.flush()
+}

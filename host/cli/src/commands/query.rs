@@ -1,0 +1,151 @@
+//! `ldp query CONFIG… SQL`.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use ldp_pipeline::TargetTable;
+use ldp_sql::{Session, TableName};
+use serde_json::json;
+
+use crate::output::cell::{Cell, cell};
+use crate::output::table;
+use crate::settings::{QuerySettings, TimeTravel};
+
+/// Registers the tables of the configs and runs the SQL.
+pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
+    let single_file = settings.configs.len() == 1 && !settings.configs[0].is_dir();
+    let tables = collect_tables(&settings.configs)?;
+    if tables.is_empty() {
+        bail!(
+            "no Iceberg table found in {}; a config names one in metadata.target (format ICEBERG)",
+            list(&settings.configs)
+        );
+    }
+    if settings.at != TimeTravel::Current && tables.len() > 1 {
+        bail!(
+            "--snapshot and --as-of read an older version of one table, but the configs name {} tables; give the one config whose table to read",
+            tables.len()
+        );
+    }
+    let mut bare_counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in &tables {
+        *bare_counts.entry(t.name.as_str()).or_default() += 1;
+    }
+    let session = Session::new()?;
+    let mut snapshot_read = None;
+    for target in &tables {
+        let table = target.load()?;
+        let snapshot = match settings.at {
+            TimeTravel::Current => None,
+            TimeTravel::Snapshot(id) => Some(table.snapshot(id)?.snapshot_id),
+            TimeTravel::AsOf(ms) => Some(table.snapshot_as_of(ms)?.snapshot_id),
+        };
+        snapshot_read = snapshot.or(table.current_snapshot_id());
+        let mut names = vec![TableName::qualified(&target.namespace, &target.name)];
+        if single_file || bare_counts.get(target.name.as_str()) == Some(&1) {
+            names.push(TableName::bare(&target.name));
+        }
+        tracing::debug!(table = %target.identifier(), ?snapshot, "registering");
+        session.register(&table, snapshot, &names)?;
+    }
+    let out = session.query(&settings.sql, settings.max_rows)?;
+    let header: Vec<String> = out
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    for batch in &out.batches {
+        for row in 0..batch.num_rows() {
+            rows.push(batch.columns().iter().map(|c| cell(c, row)).collect());
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    if settings.json {
+        let columns: Vec<_> = out
+            .schema
+            .fields()
+            .iter()
+            .map(|f| json!({"name": f.name(), "type": f.data_type().to_string()}))
+            .collect();
+        let records: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|row| {
+                let object: serde_json::Map<String, serde_json::Value> = header
+                    .iter()
+                    .zip(row)
+                    .map(|(name, value)| (name.clone(), value.json()))
+                    .collect();
+                serde_json::Value::Object(object)
+            })
+            .collect();
+        let mut doc = json!({
+            "columns": columns,
+            "rows": records,
+            "row_count": out.total_rows,
+            "truncated": out.total_rows > rows.len() as u64,
+        });
+        if tables.len() == 1 {
+            doc["snapshot_id"] = json!(snapshot_read);
+        }
+        writeln!(stdout, "{}", super::json_text(&doc)?)?;
+    } else {
+        write!(stdout, "{}", table::render(&header, &rows, out.total_rows))?;
+    }
+    Ok(0)
+}
+
+/// The Iceberg tables the configs (files, or folders of `*.json` configs) name, once each.
+fn collect_tables(paths: &[PathBuf]) -> anyhow::Result<Vec<TargetTable>> {
+    let mut tables: Vec<TargetTable> = Vec::new();
+    let mut add = |t: TargetTable| {
+        if !tables
+            .iter()
+            .any(|o| o.catalog_file == t.catalog_file && o.identifier() == t.identifier())
+        {
+            tables.push(t);
+        }
+    };
+    for path in paths {
+        if path.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+                .with_context(|| format!("cannot list {}", path.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+                .collect();
+            files.sort();
+            for file in files {
+                match tables_of(&file) {
+                    Ok(found) => found.into_iter().for_each(&mut add),
+                    Err(e) => tracing::warn!("skipping {}: {e:#}", file.display()),
+                }
+            }
+        } else {
+            tables_of(path)?.into_iter().for_each(&mut add);
+        }
+    }
+    Ok(tables)
+}
+
+/// The Iceberg target (and source) of one config.
+fn tables_of(file: &Path) -> anyhow::Result<Vec<TargetTable>> {
+    let config = ldp_pipeline::open_config(file)?;
+    let mut found = Vec::new();
+    for block in [config.target(), config.source()] {
+        if block.is_iceberg() {
+            found.push(TargetTable::resolve(&config, block)?);
+        }
+    }
+    Ok(found)
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

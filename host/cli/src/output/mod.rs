@@ -1,0 +1,5 @@
+//! How results are printed: the reference's common table format ([`table`]) and JSON, both
+//! from Arrow cells read one way ([`cell`]).
+
+pub mod cell;
+pub mod table;

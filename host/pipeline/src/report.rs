@@ -1,0 +1,86 @@
+//! What a run did, in the reference's shapes (`ldp run --json`, §6).
+
+use serde::Serialize;
+
+/// The write of a run (`write_result` in `ldp run --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WriteResult {
+    /// `ns.t`.
+    pub table_identifier: String,
+    /// `append` or `overwrite`.
+    pub mode: String,
+    /// Rows the commit added.
+    pub rows_written: u64,
+    /// `total-records` before the commit.
+    pub rows_before: u64,
+    /// `total-records` after it.
+    pub rows_after: u64,
+    /// The snapshot committed.
+    pub snapshot_id: Option<i64>,
+    /// The staging branch (staged runs only; `null` in direct mode).
+    pub branch: Option<String>,
+    /// The run's idempotency key (staged runs only).
+    pub idempotency_key: Option<String>,
+    /// Commit tries used.
+    pub attempts: u32,
+    /// Whether the key was already published (staged runs only).
+    pub skipped_duplicate: bool,
+}
+
+/// A finished run (`ldp run --json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The source block's `name`.
+    pub name: String,
+    /// Rows the source gave.
+    pub rows_read: u64,
+    /// Rows written to the target.
+    pub rows_written: u64,
+    /// The write.
+    pub write_result: WriteResult,
+    /// The quality report (`null` without checks).
+    pub quality: Option<serde_json::Value>,
+    /// Wall time, seconds, 3 decimals.
+    pub duration_s: f64,
+    /// The run id (staged runs only).
+    pub run_id: Option<String>,
+    /// The idempotency key (staged runs only).
+    pub idempotency_key: Option<String>,
+    /// The snapshot that holds the run's rows (staged runs only).
+    pub published_snapshot_id: Option<i64>,
+    /// `written` in direct mode; `published` / `skipped_duplicate` for staged runs.
+    pub status: String,
+    /// Rows kept by a window filter (`null` without one).
+    pub rows_kept: Option<u64>,
+}
+
+impl RunReport {
+    /// The human summary line of `ldp run`: `rides: read 3 rows, wrote 3 rows in 0.54s`.
+    pub fn summary_line(&self) -> String {
+        format!(
+            "{}: read {} {}, wrote {} {} in {:.2}s",
+            self.name,
+            self.rows_read,
+            rows_word(self.rows_read),
+            self.rows_written,
+            rows_word(self.rows_written),
+            self.duration_s
+        )
+    }
+
+    /// The target line: `  target nyc.rides: append, 0 -> 3 rows, snapshot S`.
+    pub fn target_line(&self) -> String {
+        let w = &self.write_result;
+        let snapshot = w
+            .snapshot_id
+            .map_or_else(|| "none".to_string(), |s| s.to_string());
+        format!(
+            "  target {}: {}, {} -> {} rows, snapshot {snapshot}",
+            w.table_identifier, w.mode, w.rows_before, w.rows_after
+        )
+    }
+}
+
+fn rows_word(n: u64) -> &'static str {
+    if n == 1 { "row" } else { "rows" }
+}

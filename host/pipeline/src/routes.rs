@@ -1,0 +1,135 @@
+//! The source → target routes (`ldp pipelines`), as the reference registers them (§1.3), and
+//! which of them this build runs.
+
+use ldp_config::{Config, Format};
+
+use crate::error::{Error, Result};
+
+/// One route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    /// Source format.
+    pub source: Format,
+    /// Target format.
+    pub target: Format,
+    /// `BIGQUERY` for the BigQuery route.
+    pub engine: Option<&'static str>,
+    /// The reference's pipeline class name (reported by plan and the demo).
+    pub pipeline: &'static str,
+    /// The plugin that reads the source, when this build runs the route.
+    pub plugin: Option<&'static str>,
+}
+
+/// Every route of the reference, sorted as it lists them.
+pub const ROUTES: [Route; 8] = [
+    route(
+        Format::Csv,
+        Format::Iceberg,
+        None,
+        "CSVToIceberg",
+        Some("csv"),
+    ),
+    route(
+        Format::DuckDb,
+        Format::Iceberg,
+        None,
+        "DuckDBToIceberg",
+        None,
+    ),
+    route(Format::Iceberg, Format::Csv, None, "IcebergToCSV", None),
+    route(
+        Format::Iceberg,
+        Format::Parquet,
+        None,
+        "IcebergToParquet",
+        None,
+    ),
+    route(
+        Format::Json,
+        Format::Csv,
+        Some("BIGQUERY"),
+        "BigQueryToCSV",
+        None,
+    ),
+    route(
+        Format::Parquet,
+        Format::Iceberg,
+        None,
+        "ParquetToIceberg",
+        None,
+    ),
+    route(Format::Xlsx, Format::Csv, None, "ExcelToCSV", None),
+    route(Format::Xlsx, Format::Iceberg, None, "ExcelToIceberg", None),
+];
+
+const fn route(
+    source: Format,
+    target: Format,
+    engine: Option<&'static str>,
+    pipeline: &'static str,
+    plugin: Option<&'static str>,
+) -> Route {
+    Route {
+        source,
+        target,
+        engine,
+        pipeline,
+        plugin,
+    }
+}
+
+/// The route of a config.
+///
+/// # Errors
+///
+/// [`Error::Unsupported`]: no route matches (the reference's message, every route listed), or
+/// the route exists but this build does not run it yet.
+pub fn check(config: &Config) -> Result<Route> {
+    let (source, target) = (config.source(), config.target());
+    let engine = source.engine.as_deref().filter(|e| *e == "BIGQUERY");
+    let Some(found) = ROUTES
+        .iter()
+        .find(|r| r.source == source.format && r.target == target.format && r.engine == engine)
+    else {
+        let wanted = match engine {
+            Some(e) => format!(
+                "{} -> {} (engine {e})",
+                source.format.as_str(),
+                target.format.as_str()
+            ),
+            None => format!("{} -> {}", source.format.as_str(), target.format.as_str()),
+        };
+        let listed: Vec<String> = ROUTES
+            .iter()
+            .map(|r| {
+                let engine = r
+                    .engine
+                    .map(|e| format!(" (engine {e})"))
+                    .unwrap_or_default();
+                format!(
+                    "{} -> {}{engine} [{}]",
+                    r.source.as_str(),
+                    r.target.as_str(),
+                    r.pipeline
+                )
+            })
+            .collect();
+        return Err(Error::Unsupported {
+            message: format!(
+                "no pipeline is registered for {wanted}. Registered routes: {}",
+                listed.join("; ")
+            ),
+        });
+    };
+    if found.plugin.is_none() {
+        return Err(Error::Unsupported {
+            message: format!(
+                "the route {} -> {} ({}) is not available in this ldp yet; 'ldp pipelines' lists the routes it runs",
+                found.source.as_str(),
+                found.target.as_str(),
+                found.pipeline
+            ),
+        });
+    }
+    Ok(*found)
+}

@@ -1,0 +1,298 @@
+//! One direct run of a pipeline: the source streams on its own thread, the host writes data
+//! files as batches arrive and commits one snapshot at the end.
+
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::time::Instant;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use ldp_catalog::{Catalog, Mode};
+use ldp_config::{Config, WriteMode};
+use ldp_plugin_runtime::{Plugin, Runtime, RuntimeError};
+use ldp_table::{Append, DataWriter, Overwrite, RetryPolicy, Table, WriterOptions};
+
+use crate::error::{Error, Result};
+use crate::lock::TableLock;
+use crate::report::{RunReport, WriteResult};
+use crate::source::SourceSpec;
+use crate::target::TargetTable;
+
+/// Batches in flight between the source thread and the writer.
+const CHANNEL_BATCHES: usize = 4;
+
+/// What `ldp run` may change about a run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// `--mode`: overrides the target's `write_mode`.
+    pub mode: Option<WriteMode>,
+    /// How data files are written.
+    pub writer: WriterOptions,
+}
+
+/// A config ready to run: its source and target resolved.
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    config: Config,
+    source: SourceSpec,
+    target: TargetTable,
+}
+
+enum Message {
+    Schema(SchemaRef),
+    Batch(RecordBatch),
+}
+
+impl Pipeline {
+    /// Reads `config` and resolves its route, source file and target table. Nothing is read
+    /// or created.
+    ///
+    /// # Errors
+    ///
+    /// The config is invalid, its route is not one this build runs, or its source file is missing.
+    pub fn open(config: Config) -> Result<Pipeline> {
+        crate::routes::check(&config)?;
+        let target = TargetTable::resolve(&config, config.target())?;
+        let source = SourceSpec::resolve(&config)?;
+        Ok(Pipeline {
+            config,
+            source,
+            target,
+        })
+    }
+
+    /// The config.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Where the target table lives.
+    pub fn target(&self) -> &TargetTable {
+        &self.target
+    }
+
+    /// Reads the source and commits one snapshot to the target.
+    ///
+    /// # Errors
+    ///
+    /// The source fails (the plugin's message names the file, line and column), the source is
+    /// empty (`No data to write …`), the batches do not fit the table, or the commit fails. In
+    /// every case the table is left as it was: the data files written are deleted and a table
+    /// created by this run is dropped again.
+    pub fn run(&self, runtime: &Runtime, options: &RunOptions) -> Result<RunReport> {
+        let started = Instant::now();
+        let mode = options
+            .mode
+            .unwrap_or_else(|| self.config.target().write_mode());
+        if mode == WriteMode::Upsert {
+            return Err(Error::Unsupported {
+                message:
+                    "write mode 'upsert' is not available in this ldp yet; use append or overwrite"
+                        .into(),
+            });
+        }
+        let plugin = self.source.load(runtime)?;
+        let catalog = self.target.open_catalog(Mode::Create)?;
+        let _lock = if mode == WriteMode::Overwrite && self.target.local {
+            Some(TableLock::acquire(
+                &self.target.warehouse,
+                &self.target.namespace,
+                &self.target.name,
+            )?)
+        } else {
+            None
+        };
+        let (rows_read, write) = std::thread::scope(|scope| {
+            let (sender, receiver) = sync_channel(CHANNEL_BATCHES);
+            let source = &self.source;
+            let plugin = &plugin;
+            scope.spawn(move || produce(plugin, source, &sender));
+            self.write(&catalog, receiver, mode, options)
+        })?;
+        let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
+        Ok(RunReport {
+            name: self.config.source().name.clone(),
+            rows_read,
+            rows_written: write.rows_written,
+            write_result: write,
+            quality: None,
+            duration_s,
+            run_id: None,
+            idempotency_key: None,
+            published_snapshot_id: None,
+            status: "written".into(),
+            rows_kept: None,
+        })
+    }
+
+    /// The consumer: writes what the source thread sends, then commits.
+    fn write(
+        &self,
+        catalog: &Catalog,
+        receiver: Receiver<std::result::Result<Message, RuntimeError>>,
+        mode: WriteMode,
+        options: &RunOptions,
+    ) -> Result<(u64, WriteResult)> {
+        let target = &self.target;
+        let mut table = match Table::load(catalog, &target.namespace, &target.name) {
+            Ok(table) => Some(table),
+            Err(e) if e.kind() == ldp_table::ErrorKind::NotFound => None,
+            Err(e) => return Err(e.into()),
+        };
+        let mut created = false;
+        let mut writer: Option<DataWriter> = None;
+        let mut schema: Option<SchemaRef> = None;
+        let mut rows_read = 0u64;
+        let outcome = (|| -> Result<()> {
+            for message in receiver.iter() {
+                match message.map_err(|e| self.source.error(e))? {
+                    Message::Schema(s) => schema = Some(s),
+                    Message::Batch(batch) => {
+                        rows_read += batch.num_rows() as u64;
+                        if batch.num_rows() == 0 {
+                            continue;
+                        }
+                        if writer.is_none() {
+                            if table.is_none() {
+                                let (t, c) = self.create_table(catalog, &batch.schema())?;
+                                table = Some(t);
+                                created = c;
+                            }
+                            let Some(t) = table.as_ref() else {
+                                unreachable!("the table was loaded or created above")
+                            };
+                            writer = Some(DataWriter::new(t, &options.writer)?);
+                        }
+                        if let Some(w) = writer.as_mut() {
+                            w.write(&batch)?;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = outcome {
+            if let Some(w) = writer {
+                w.abort();
+            }
+            if created {
+                self.drop_created(catalog);
+            }
+            return Err(e);
+        }
+        tracing::debug!(rows_read, columns = ?schema.as_ref().map(|s| s.fields().len()), "source finished");
+        let (Some(mut table), Some(writer)) = (table, writer) else {
+            return Err(ldp_table::Error::EmptyInput.into());
+        };
+        let files = match writer.finish() {
+            Ok(files) => files,
+            Err(e) => {
+                if created {
+                    self.drop_created(catalog);
+                }
+                return Err(e.into());
+            }
+        };
+        let committed = match mode {
+            WriteMode::Overwrite => Overwrite::new(files).commit(catalog, &mut table),
+            _ => Append::new(files)
+                .retry(RetryPolicy::direct_append())
+                .commit(catalog, &mut table),
+        };
+        let committed = match committed {
+            Ok(c) => c,
+            Err(e) => {
+                if created {
+                    self.drop_created(catalog);
+                }
+                return Err(e.into());
+            }
+        };
+        Ok((
+            rows_read,
+            WriteResult {
+                table_identifier: committed.table,
+                mode: mode.as_str().to_string(),
+                rows_written: committed.rows_written,
+                rows_before: committed.rows_before,
+                rows_after: committed.rows_after,
+                snapshot_id: Some(committed.snapshot_id),
+                branch: None,
+                idempotency_key: None,
+                attempts: committed.attempts,
+                skipped_duplicate: false,
+            },
+        ))
+    }
+
+    /// Creates the target table from the first batch's schema; another writer creating it first
+    /// is fine. Returns the table and whether this run created it.
+    fn create_table(&self, catalog: &Catalog, schema: &SchemaRef) -> Result<(Table, bool)> {
+        let t = &self.target;
+        match Table::create(catalog, &t.namespace, &t.name, schema, &t.location) {
+            Ok(table) => {
+                tracing::info!(table = %t.identifier(), "created the table");
+                Ok((table, true))
+            }
+            Err(e) if e.kind() == ldp_table::ErrorKind::AlreadyExists => {
+                Ok((Table::load(catalog, &t.namespace, &t.name)?, false))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Drops a table this run created, unless another writer committed to it meanwhile.
+    fn drop_created(&self, catalog: &Catalog) {
+        let t = &self.target;
+        let Ok(table) = Table::load(catalog, &t.namespace, &t.name) else {
+            return;
+        };
+        if table.current_snapshot_id().is_some() {
+            return;
+        }
+        match catalog.drop_table(&t.namespace, &t.name) {
+            Ok(record) => {
+                if let Some(path) = record.metadata_location.strip_prefix("file://") {
+                    let _ = std::fs::remove_file(path);
+                }
+                for dir in ["metadata", "data", ""] {
+                    let _ = std::fs::remove_dir(t.location.join(dir));
+                }
+                tracing::debug!(table = %t.identifier(), "dropped the table this run created");
+            }
+            Err(e) => tracing::warn!("cannot drop the empty table {}: {e}", t.identifier()),
+        }
+    }
+}
+
+/// The source thread: opens the plugin and sends its schema and batches until the end, an
+/// error, or the writer hanging up.
+fn produce(
+    plugin: &Plugin,
+    source: &SourceSpec,
+    sender: &SyncSender<std::result::Result<Message, RuntimeError>>,
+) {
+    let mut stream = match plugin.open_source(&source.config, &source.sandbox()) {
+        Ok(stream) => stream,
+        Err(e) => {
+            let _ = sender.send(Err(e));
+            return;
+        }
+    };
+    if sender
+        .send(Ok(Message::Schema(stream.schema().clone())))
+        .is_err()
+    {
+        return;
+    }
+    loop {
+        let message = match stream.next_batch() {
+            Ok(Some(batch)) => Ok(Message::Batch(batch)),
+            Ok(None) => return,
+            Err(e) => Err(e),
+        };
+        let failed = message.is_err();
+        if sender.send(message).is_err() || failed {
+            return;
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Opening a config's source as a plugin stream.
+
+use std::path::{Path, PathBuf};
+
+use ldp_config::paths::PathContext;
+use ldp_config::{Config, Format, find_placeholders};
+use ldp_plugin_runtime::{Grants, Plugin, Runtime, Sandbox};
+
+use crate::error::{Error, Result};
+
+/// A source resolved for reading: the plugin, its config and its sandbox.
+#[derive(Debug, Clone)]
+pub(crate) struct SourceSpec {
+    /// The built-in plugin's name.
+    pub plugin: &'static str,
+    /// The plugin's config (JSON object text).
+    pub config: String,
+    /// The file it reads.
+    pub path: PathBuf,
+    /// `source rides (CSV /abs/rides.csv)`, for messages.
+    pub what: String,
+}
+
+impl SourceSpec {
+    /// Resolves the source block of `config`.
+    pub fn resolve(config: &Config) -> Result<SourceSpec> {
+        let block = config.source();
+        let Some(path) = block.path.as_deref() else {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "metadata.source '{}' ({}) has no path; only file sources run in this ldp yet",
+                    block.name,
+                    block.format.as_str()
+                ),
+            });
+        };
+        if !find_placeholders(path).is_empty() {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "metadata.source.path {path:?} holds window placeholders; windowed runs (--window) are not available in this ldp yet"
+                ),
+            });
+        }
+        let plugin = match block.format {
+            Format::Csv => "csv",
+            other => {
+                return Err(Error::Unsupported {
+                    message: format!(
+                        "no pipeline of this ldp reads {} sources yet; 'ldp pipelines' lists the routes it runs",
+                        other.as_str()
+                    ),
+                });
+            }
+        };
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let resolved = PathContext::new(config.base_dir.as_deref(), &cwd).resolve(path);
+        if let Some(warning) = &resolved.warning {
+            tracing::warn!("{warning}");
+        }
+        let file = resolved.path;
+        if !file.is_file() {
+            let why = if file.exists() {
+                "is not a file"
+            } else {
+                "does not exist"
+            };
+            return Err(Error::Unsupported {
+                message: format!(
+                    "the source file {} {why} (metadata.source.path {path:?}); check the path, which is relative to the config's folder",
+                    file.display()
+                ),
+            });
+        }
+        let plugin_config = serde_json::json!({ "path": file.display().to_string() });
+        Ok(SourceSpec {
+            plugin,
+            config: plugin_config.to_string(),
+            what: format!(
+                "source {} ({} {})",
+                block.name,
+                block.format.as_str(),
+                file.display()
+            ),
+            path: file,
+        })
+    }
+
+    /// The sandbox: read-only access to the file's folder, default limits.
+    pub fn sandbox(&self) -> Sandbox {
+        let folder = self
+            .path
+            .parent()
+            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        Sandbox {
+            grants: Grants {
+                read_dirs: vec![folder],
+                write_dir: None,
+            },
+            ..Sandbox::default()
+        }
+    }
+
+    /// Loads (compiles or takes from the cache) the source's plugin.
+    pub fn load(&self, runtime: &Runtime) -> Result<Plugin> {
+        let builtin = ldp_builtin_plugins::get(self.plugin).ok_or_else(|| Error::Unsupported {
+            message: format!(
+                "the built-in plugin '{}' is missing from this build",
+                self.plugin
+            ),
+        })?;
+        runtime
+            .load_embedded(
+                &format!("built-in plugin '{}'", builtin.name),
+                builtin.bytes,
+                builtin.sha256,
+            )
+            .map_err(|source| self.error(source))
+    }
+
+    pub fn error(&self, source: ldp_plugin_runtime::RuntimeError) -> Error {
+        Error::Source {
+            what: self.what.clone(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Reading a config for a run, and where its Iceberg target lives.
+
+use std::path::{Path, PathBuf};
+
+use ldp_catalog::{Catalog, Mode};
+use ldp_config::paths::{PathContext, local_catalog_layout, sqlite_file};
+use ldp_config::{Block, CatalogType, Config, ConfigError, Document, Kind};
+use ldp_table::Table;
+
+use crate::error::{Error, Result};
+
+/// Reads a dataset config file as `ldp run` does. When the strict loader stops at a problem,
+/// the full validator runs too, so a config with several problems reports them all at once,
+/// each with its JSON path.
+///
+/// # Errors
+///
+/// [`Error::Config`]: the file is missing, not JSON, not a `Pipeline`, or invalid.
+pub fn open_config(path: &Path) -> Result<Config> {
+    let document = Document::read(path)?;
+    if let Ok(Kind::Workflow) = document.kind() {
+        return Err(Error::Unsupported {
+            message: format!(
+                "{} is a Workflow file, not a dataset config; run it with 'ldp workflow run'",
+                path.display()
+            ),
+        });
+    }
+    match document.load() {
+        Ok(config) => Ok(config),
+        Err(loaded) => {
+            let validation = document.validate();
+            if validation.problems.len() > 1 {
+                Err(ConfigError::Validation {
+                    file: Some(path.to_path_buf()),
+                    problems: validation.problems,
+                }
+                .into())
+            } else {
+                Err(loaded.into())
+            }
+        }
+    }
+}
+
+/// Where an Iceberg block's table lives: its catalog file, namespace, name and folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetTable {
+    /// The SQLite catalog file.
+    pub catalog_file: PathBuf,
+    /// The catalog's name (the `catalog_name` column).
+    pub catalog_name: String,
+    /// The warehouse folder.
+    pub warehouse: PathBuf,
+    /// The namespace.
+    pub namespace: String,
+    /// The table's name.
+    pub name: String,
+    /// The table's folder, `<warehouse>/<namespace>/<table>`.
+    pub location: PathBuf,
+    /// Whether the catalog is a `local` one (the write lock is local-only, §4.2).
+    pub local: bool,
+}
+
+impl TargetTable {
+    /// Resolves an Iceberg block of `config` (paths against the config's folder).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] for a block that is not Iceberg or a catalog type this build does
+    /// not reach (`rest`, `glue`, `sql` on a server); [`Error::Config`] for an incomplete block.
+    pub fn resolve(config: &Config, block: &Block) -> Result<TargetTable> {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let context = PathContext::new(config.base_dir.as_deref(), &cwd);
+        let Some(spec) = block.catalog.as_ref().filter(|_| block.is_iceberg()) else {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "{} block '{}' is not an Iceberg table (format {})",
+                    if std::ptr::eq(block, config.target()) {
+                        "the target"
+                    } else {
+                        "the source"
+                    },
+                    block.name,
+                    block.format.as_str()
+                ),
+            });
+        };
+        match spec.effective_type() {
+            CatalogType::Local => {
+                let layout = local_catalog_layout(spec, &context)?;
+                if let Some(warning) = &layout.warning {
+                    tracing::warn!("{warning}");
+                }
+                Ok(TargetTable {
+                    location: layout.table_location(&block.name),
+                    catalog_file: layout.database,
+                    catalog_name: layout.catalog_name,
+                    warehouse: layout.warehouse,
+                    namespace: layout.namespace,
+                    name: block.name.clone(),
+                    local: true,
+                })
+            }
+            CatalogType::Sql => {
+                let uri = spec.uri.as_deref().unwrap_or_default();
+                let Some(file) = sqlite_file(uri, &context) else {
+                    return Err(Error::Unsupported {
+                        message: format!(
+                            "catalog uri {uri:?}: this ldp reaches sql catalogs on a SQLite file (sqlite:///path.db) only"
+                        ),
+                    });
+                };
+                let namespace = spec.table_namespace().ok_or_else(|| ConfigError::Catalog {
+                    message: "sql catalog spec needs 'namespace' or 'identifier'".into(),
+                })?;
+                let warehouse = match spec.warehouse.as_deref() {
+                    Some(w) => context.resolve(w.strip_prefix("file://").unwrap_or(w)).path,
+                    None => file.parent().map_or_else(|| cwd.clone(), Path::to_path_buf),
+                };
+                Ok(TargetTable {
+                    location: warehouse.join(namespace).join(&block.name),
+                    catalog_file: file,
+                    catalog_name: spec.catalog_name(),
+                    namespace: namespace.to_string(),
+                    warehouse,
+                    name: block.name.clone(),
+                    local: false,
+                })
+            }
+            other => Err(Error::Unsupported {
+                message: format!(
+                    "catalog type '{}' is not supported by this ldp yet; use a local catalog (identifier + warehouse_path) or sql on a sqlite:/// file",
+                    other.as_str()
+                ),
+            }),
+        }
+    }
+
+    /// `ns.t`.
+    pub fn identifier(&self) -> String {
+        ldp_catalog::qualified(&self.namespace, &self.name)
+    }
+
+    /// Opens the catalog: [`Mode::Create`] for writers, [`Mode::ReadOnly`] for commands that only
+    /// read, which fail with the reference's message when the catalog file does not exist.
+    ///
+    /// # Errors
+    ///
+    /// The catalog cannot be opened (or does not exist, read-only).
+    pub fn open_catalog(&self, mode: Mode) -> Result<Catalog> {
+        Catalog::open(&self.catalog_file, &self.catalog_name, mode)
+            .map_err(|e| e.for_table(&self.identifier()).into())
+    }
+
+    /// Opens the catalog read-only and loads the table.
+    ///
+    /// # Errors
+    ///
+    /// No catalog, no table, or unreadable metadata.
+    pub fn load(&self) -> Result<Table> {
+        let catalog = self.open_catalog(Mode::ReadOnly)?;
+        if !catalog.table_exists(&self.namespace, &self.name)? {
+            return Err(ldp_catalog::Error::TableNotFound {
+                file: self.catalog_file.clone(),
+                table: self.identifier(),
+            }
+            .into());
+        }
+        Ok(Table::load(&catalog, &self.namespace, &self.name)?)
+    }
+}

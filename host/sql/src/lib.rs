@@ -1,0 +1,40 @@
+//! The ldp SQL layer: DataFusion sessions over Iceberg tables, read-only.
+//!
+//! The host resolves what to read: a [`Session`] registers each table at one snapshot (its
+//! current one, or one asked for with `--snapshot`/`--as-of`) as a DataFusion table over the
+//! live data files of that snapshot, with the schema that snapshot was written with. DataFusion
+//! then scans those Parquet files in parallel, one partition per core, pruning row groups with
+//! their statistics. Nothing is written and nothing is downloaded: DDL, DML and `SET`-style
+//! statements are refused before they plan.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow_array::{Int64Array, RecordBatch};
+//! use ldp_catalog::{Catalog, Mode};
+//! use ldp_table::{Append, DataWriter, Table, WriterOptions};
+//! use ldp_sql::{Session, TableName};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let warehouse = dir.path().join("warehouse");
+//! let catalog = Catalog::open(ldp_catalog::catalog_file(&warehouse, "nyc"), "nyc", Mode::Create)?;
+//! let batch = RecordBatch::try_from_iter([("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as _)])?;
+//! let mut table =
+//!     Table::load_or_create(&catalog, "nyc", "rides", &batch.schema(), &warehouse.join("nyc/rides"))?;
+//! let mut writer = DataWriter::new(&table, &WriterOptions::default())?;
+//! writer.write(&batch)?;
+//! Append::new(writer.finish()?).commit(&catalog, &mut table)?;
+//!
+//! let session = Session::new()?;
+//! session.register(&table, None, &[TableName::bare("rides"), TableName::qualified("nyc", "rides")])?;
+//! let out = session.query("SELECT sum(id) AS total FROM nyc.rides", 100)?;
+//! assert_eq!(out.total_rows, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod error;
+mod provider;
+mod session;
+
+pub use error::{Error, Result};
+pub use provider::snapshot_provider;
+pub use session::{QueryOutput, Session, TableName};
