@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod interop;
 mod tables;
 
 fn ldp(args: &[&str]) -> Output {
