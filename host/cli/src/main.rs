@@ -4,7 +4,9 @@
 
 mod args;
 mod commands;
+mod interrupt;
 mod output;
+mod progress;
 mod settings;
 
 use clap::Parser;
@@ -54,8 +56,18 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Prints `ldp: error: …` and gives the exit code of the error's kind.
+/// Prints `ldp: error: …` and gives the exit code of the error's kind (`ldp: interrupted` and
+/// 130 for Ctrl-C).
 fn report(e: &anyhow::Error) -> ExitCode {
+    if e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<ldp_pipeline::Error>(),
+            Some(ldp_pipeline::Error::Interrupted)
+        )
+    }) {
+        let _ = writeln!(std::io::stderr(), "ldp: interrupted");
+        return ExitCode::from(130);
+    }
     let _ = writeln!(std::io::stderr(), "ldp: error: {e:#}");
     let code = e
         .chain()

@@ -11,6 +11,8 @@ pub enum ErrorKind {
     Write,
     /// The catalog or table does not exist (read-only commands).
     NotFound,
+    /// Ctrl-C.
+    Interrupted,
 }
 
 /// A failed run. The message names the file, table, row or key at fault.
@@ -40,6 +42,9 @@ pub enum Error {
     /// The table layer failed.
     #[error(transparent)]
     Table(#[from] ldp_table::Error),
+    /// The run was interrupted (Ctrl-C) before it committed; nothing was written.
+    #[error("interrupted")]
+    Interrupted,
     /// The table's write lock could not be taken.
     #[error("cannot lock {table} for writing ({}): {source}", path.display())]
     Lock {
@@ -59,6 +64,7 @@ impl Error {
         match self {
             Error::Config(_) | Error::Unsupported { .. } => ErrorKind::Config,
             Error::Source { .. } => ErrorKind::Source,
+            Error::Interrupted => ErrorKind::Interrupted,
             Error::Catalog(e) if e.kind() == ldp_catalog::ErrorKind::NotFound => {
                 ErrorKind::NotFound
             }
@@ -67,11 +73,12 @@ impl Error {
         }
     }
 
-    /// The process exit code: 1 for every failure of this layer (3, the data gate, is decided
-    /// by the quality checks).
+    /// The process exit code: 130 when interrupted, else 1 (3, the data gate, is decided by
+    /// the quality checks).
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::Source { source, .. } => source.exit_code(),
+            Error::Interrupted => 130,
             _ => 1,
         }
     }

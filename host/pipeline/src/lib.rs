@@ -30,5 +30,5 @@ mod target;
 pub use error::{Error, ErrorKind, Result};
 pub use lock::TableLock;
 pub use report::{RunReport, WriteResult};
-pub use run::{Pipeline, RunOptions};
+pub use run::{Pipeline, ProgressFn, RunOptions};
 pub use target::{TargetTable, open_config};

@@ -1,6 +1,8 @@
 //! One direct run of a pipeline: the source streams on its own thread, the host writes data
 //! files as batches arrive and commits one snapshot at the end.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::Instant;
 
@@ -20,13 +22,38 @@ use crate::target::TargetTable;
 /// Batches in flight between the source thread and the writer.
 const CHANNEL_BATCHES: usize = 4;
 
+/// Called with the rows written so far, after each batch.
+pub type ProgressFn = Arc<dyn Fn(u64) + Send + Sync>;
+
 /// What `ldp run` may change about a run.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RunOptions {
     /// `--mode`: overrides the target's `write_mode`.
     pub mode: Option<WriteMode>,
     /// How data files are written.
     pub writer: WriterOptions,
+    /// Set (by a Ctrl-C handler) to stop the run: it ends with [`Error::Interrupted`] after
+    /// deleting what it wrote, and commits nothing.
+    pub cancel: Option<&'static AtomicBool>,
+    /// Told how many rows are written, after each batch (a progress display).
+    pub progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("mode", &self.mode)
+            .field("writer", &self.writer)
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl RunOptions {
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
 }
 
 /// A config ready to run: its source and target resolved.
@@ -144,6 +171,9 @@ impl Pipeline {
         let mut rows_read = 0u64;
         let outcome = (|| -> Result<()> {
             for message in receiver.iter() {
+                if options.cancelled() {
+                    return Err(Error::Interrupted);
+                }
                 match message.map_err(|e| self.source.error(e))? {
                     Message::Schema(s) => schema = Some(s),
                     Message::Batch(batch) => {
@@ -164,9 +194,15 @@ impl Pipeline {
                         }
                         if let Some(w) = writer.as_mut() {
                             w.write(&batch)?;
+                            if let Some(progress) = &options.progress {
+                                progress(w.rows_written());
+                            }
                         }
                     }
                 }
+            }
+            if options.cancelled() {
+                return Err(Error::Interrupted);
             }
             Ok(())
         })();

@@ -17,7 +17,13 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         })
     };
     match &settings.task {
-        Task::Run { config, mode, json } => run::run(&runtime()?, config, *mode, *json),
+        Task::Run { config, mode, json } => run::run(
+            &runtime()?,
+            config,
+            *mode,
+            *json,
+            crate::interrupt::install(),
+        ),
         Task::Snapshots { config, json } => snapshots::run(config, *json),
         Task::Query(query) => query::run(query),
         Task::Pipelines { json } => pipelines::run(*json),

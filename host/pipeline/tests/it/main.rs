@@ -127,3 +127,18 @@ fn concurrent_first_runs_both_land() {
     let last = run(&config, None).unwrap();
     assert_eq!(last.write_result.rows_after, 60);
 }
+
+#[test]
+fn an_interrupted_run_writes_nothing() {
+    static CANCEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+    let (dir, config) = workdir(&rides_csv());
+    let pipeline = Pipeline::open(open_config(&config).unwrap()).unwrap();
+    let options = RunOptions {
+        cancel: Some(&CANCEL),
+        ..RunOptions::default()
+    };
+    let err = pipeline.run(&runtime(), &options).unwrap_err();
+    assert!(matches!(err, ldp_pipeline::Error::Interrupted), "{err}");
+    assert_eq!(err.exit_code(), 130);
+    assert!(!dir.path().join("warehouse/nyc/rides").exists());
+}
