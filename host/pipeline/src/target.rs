@@ -86,6 +86,9 @@ impl TargetTable {
                 ),
             });
         };
+        // The catalog build's secrets rules (§1.5, layer 2), on every run and read.
+        ldp_config::secrets::check_catalog_secrets(&spec.raw)
+            .map_err(|message| ConfigError::Catalog { message })?;
         match spec.effective_type() {
             CatalogType::Local => {
                 let layout = local_catalog_layout(spec, &context)?;

@@ -367,3 +367,31 @@ fn pipelines_and_version() {
     let text = ok(&ldp(&["--version"]));
     assert_eq!(text, format!("ldp {}\n", env!("CARGO_PKG_VERSION")));
 }
+
+#[test]
+fn a_sql_catalog_on_a_sqlite_file_works_the_same_way() {
+    let w = Workdir::new();
+    let sql = CONFIG.replace(
+        r#""catalog": {"identifier": "nyc", "warehouse_path": "warehouse"}"#,
+        r#""catalog": {"type": "sql", "uri": "sqlite:///catalog.db", "warehouse": "lake", "namespace": "nyc"}"#,
+    );
+    std::fs::write(w.path("rides.json"), sql).unwrap();
+    let text = ok(&w.run(&[]));
+    assert!(
+        text.contains("target nyc.rides: append, 0 -> 20 rows"),
+        "{text}"
+    );
+    assert!(w.path("catalog.db").is_file());
+    assert!(w.path("lake/nyc/rides/metadata").is_dir());
+    assert_eq!(count_of(&w.count(&[])), 20);
+
+    // A password in the uri is refused before anything is read or created (§1.5).
+    let secret = CONFIG.replace(
+        r#""catalog": {"identifier": "nyc", "warehouse_path": "warehouse"}"#,
+        r#""catalog": {"type": "sql", "uri": "postgresql://me:hunter2@db/x", "namespace": "nyc"}"#,
+    );
+    std::fs::write(w.path("secret.json"), secret).unwrap();
+    let out = w.ldp(&["run", &w.path("secret.json").display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("password_env"), "{}", stderr(&out));
+}
