@@ -78,6 +78,24 @@ impl Pipeline {
     /// The config is invalid, its route is not one this build runs, or its source file is missing.
     pub fn open(config: Config) -> Result<Pipeline> {
         crate::routes::check(&config)?;
+        // Refused rather than ignored: a gate that silently does not run, or a table created
+        // without its partition spec (which only a create sets), would be worse than no run.
+        if !config.metadata.quality.checks.is_empty() {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "metadata.quality has {} check(s), and quality gates are not available in this ldp yet; \
+                     remove metadata.quality to load without them",
+                    config.metadata.quality.checks.len()
+                ),
+            });
+        }
+        if !config.target().partition_by.is_empty() {
+            return Err(Error::Unsupported {
+                message: "metadata.target.partition_by: partitioned tables are not available in this ldp yet; \
+                          remove partition_by to load an unpartitioned table"
+                    .into(),
+            });
+        }
         let target = TargetTable::resolve(&config, config.target())?;
         let source = SourceSpec::resolve(&config)?;
         Ok(Pipeline {

@@ -8,6 +8,11 @@ use ldp_plugin_runtime::{Grants, Plugin, Runtime, Sandbox};
 
 use crate::error::{Error, Result};
 
+/// Rows per batch asked of file sources. Measured on 10M rides rows (`ldp plugins run csv
+/// --output none`): 8192 rows 6.4–7.5 s, 32768 rows 7.5 s, 131072 rows 7.9 s: batches that stay
+/// in the caches beat fewer boundary crossings.
+pub(crate) const SOURCE_BATCH_ROWS: usize = 8_192;
+
 /// A source resolved for reading: the plugin, its config and its sandbox.
 #[derive(Debug, Clone)]
 pub(crate) struct SourceSpec {
@@ -71,7 +76,10 @@ impl SourceSpec {
                 ),
             });
         }
-        let plugin_config = serde_json::json!({ "path": file.display().to_string() });
+        let plugin_config = serde_json::json!({
+            "path": file.display().to_string(),
+            "batch_size": SOURCE_BATCH_ROWS,
+        });
         Ok(SourceSpec {
             plugin,
             config: plugin_config.to_string(),

@@ -12,6 +12,7 @@ mod config;
 mod infer;
 mod read;
 mod scan;
+mod timestamp;
 
 use config::Config;
 use ldp_plugin_sdk::prelude::*;

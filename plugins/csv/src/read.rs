@@ -47,6 +47,10 @@ pub struct CsvReader {
     context: Context,
     /// Columns whose timestamps are parsed without a zone and announced in UTC.
     utc_columns: Vec<usize>,
+    /// Timestamp columns decoded as strings and parsed by [`crate::timestamp`].
+    timestamp_columns: Vec<usize>,
+    /// Data rows decoded so far (for the line numbers of timestamp errors).
+    rows_done: usize,
     failed: bool,
 }
 
@@ -117,7 +121,28 @@ impl CsvReader {
         let utc_columns = (0..schemas.output.fields().len())
             .filter(|&i| schemas.output.field(i).data_type() != schemas.parse.field(i).data_type())
             .collect();
-        let reader = ReaderBuilder::new(schemas.parse.clone())
+        let timestamp_columns: Vec<usize> = (0..schemas.parse.fields().len())
+            .filter(|&i| {
+                schemas.parse.field(i).data_type()
+                    == &DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None)
+            })
+            .collect();
+        let decode = arrow_schema::Schema::new(
+            schemas
+                .parse
+                .fields()
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    if timestamp_columns.contains(&i) {
+                        arrow_schema::Field::new(f.name(), DataType::Utf8, true)
+                    } else {
+                        f.as_ref().clone()
+                    }
+                })
+                .collect::<Vec<_>>(),
+        );
+        let reader = ReaderBuilder::new(Arc::new(decode))
             .with_format(infer::format(&config))
             .with_batch_size(config.batch_size)
             .build_buffered(input)
@@ -130,6 +155,8 @@ impl CsvReader {
                 inferred_rows,
             },
             utc_columns,
+            timestamp_columns,
+            rows_done: 0,
             failed: false,
         })
     }
@@ -163,7 +190,11 @@ impl CsvReader {
         }
         match self.reader.next() {
             None => Ok(None),
-            Some(Ok(batch)) => self.finish_batch(batch).map(Some),
+            Some(Ok(batch)) => {
+                let finished = self.finish_batch(batch);
+                self.failed = finished.is_err();
+                finished.map(Some)
+            }
             Some(Err(e)) => {
                 self.failed = true;
                 Err(self.context.translate(e))
@@ -171,13 +202,24 @@ impl CsvReader {
         }
     }
 
-    /// Puts the zone back on zoned timestamp columns and the output schema on the batch.
-    fn finish_batch(&self, batch: RecordBatch) -> Result<RecordBatch, PluginError> {
+    /// Parses the timestamp columns, puts the zone back on zoned ones and the output schema on
+    /// the batch.
+    fn finish_batch(&mut self, batch: RecordBatch) -> Result<RecordBatch, PluginError> {
         let output = self.context.schemas.output.clone();
-        if self.utc_columns.is_empty() {
+        let line = usize::from(self.context.config.has_header) + self.rows_done;
+        self.rows_done += batch.num_rows();
+        if self.utc_columns.is_empty() && self.timestamp_columns.is_empty() {
             return batch.with_schema(output).map_err(internal);
         }
         let mut columns = batch.columns().to_vec();
+        for &i in &self.timestamp_columns {
+            let strings = columns[i].as_string_opt::<i32>().ok_or_else(|| {
+                PluginError::internal("a timestamp column was not decoded as text")
+            })?;
+            let parsed = crate::timestamp::parse_micros(strings, i, line)
+                .map_err(|e| self.context.translate(e))?;
+            columns[i] = Arc::new(parsed) as ArrayRef;
+        }
         for &i in &self.utc_columns {
             let array = columns[i]
                 .as_primitive_opt::<TimestampMicrosecondType>()

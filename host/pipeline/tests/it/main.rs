@@ -142,3 +142,22 @@ fn an_interrupted_run_writes_nothing() {
     assert_eq!(err.exit_code(), 130);
     assert!(!dir.path().join("warehouse/nyc/rides").exists());
 }
+
+#[test]
+fn gates_and_partitions_not_built_yet_are_refused_not_ignored() {
+    let (dir, config) = workdir(&rides_csv());
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let mut quality = original.clone();
+    quality["metadata"]["quality"] =
+        serde_json::json!([{"check": "not_null", "columns": ["ride_id"]}]);
+    let mut partitioned = original.clone();
+    partitioned["metadata"]["target"]["partition_by"] =
+        serde_json::json!([{"column": "pickup_ts", "transform": "day"}]);
+    for (document, word) in [(quality, "quality"), (partitioned, "partition_by")] {
+        std::fs::write(&config, document.to_string()).unwrap();
+        let err = Pipeline::open(open_config(&config).unwrap()).unwrap_err();
+        assert!(err.to_string().contains(word), "{err}");
+    }
+    assert!(!dir.path().join("warehouse").exists());
+}
