@@ -62,7 +62,7 @@ pub use append::Append;
 pub use commit::{CommitResult, RetryPolicy};
 pub use error::{Error, ErrorKind, Result};
 pub use overwrite::Overwrite;
-pub use read::{SnapshotInfo, utc_millis_text};
+pub use read::{SnapshotInfo, civil_from_days, utc_millis_text};
 pub use table::{TOTAL_RECORDS, Table};
 pub use writer::{
     DEFAULT_ROW_GROUP_BYTES, DEFAULT_TARGET_FILE_SIZE, DataFiles, DataWriter, WriterOptions,

@@ -247,7 +247,7 @@ pub fn utc_millis_text(ms: i64) -> String {
 }
 
 /// Howard Hinnant's `civil_from_days`: (year, month, day) of days since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

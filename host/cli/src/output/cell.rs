@@ -126,7 +126,7 @@ pub fn cell(array: &ArrayRef, row: usize) -> Cell {
 
 /// `YYYY-MM-DD` of days since the epoch.
 fn date_text(days: i64) -> String {
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = ldp_table::civil_from_days(days);
     format!("{y:04}-{m:02}-{d:02}")
 }
 
@@ -156,18 +156,6 @@ fn timestamp_text(value: i64, per_second: i64, zoned: bool) -> String {
         text.push_str("+00:00");
     }
     text
-}
-
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]
