@@ -169,7 +169,9 @@ impl Pipeline {
         })
     }
 
-    /// The consumer: writes what the source thread sends, then commits.
+    /// The consumer: writes what the source thread sends, then commits. On any failure the data
+    /// files are deleted (the writer and the uncommitted files delete theirs when dropped) and a
+    /// table this run created is dropped again.
     fn write(
         &self,
         catalog: &Catalog,
@@ -177,90 +179,77 @@ impl Pipeline {
         mode: WriteMode,
         options: &RunOptions,
     ) -> Result<(u64, WriteResult)> {
+        let mut created = false;
+        let outcome = self.stream_and_commit(catalog, receiver, mode, options, &mut created);
+        if outcome.is_err() && created {
+            self.drop_created(catalog);
+        }
+        outcome
+    }
+
+    fn stream_and_commit(
+        &self,
+        catalog: &Catalog,
+        receiver: Receiver<std::result::Result<Message, RuntimeError>>,
+        mode: WriteMode,
+        options: &RunOptions,
+        created: &mut bool,
+    ) -> Result<(u64, WriteResult)> {
         let target = &self.target;
         let mut table = match Table::load(catalog, &target.namespace, &target.name) {
             Ok(table) => Some(table),
             Err(e) if e.kind() == ldp_table::ErrorKind::NotFound => None,
             Err(e) => return Err(e.into()),
         };
-        let mut created = false;
         let mut writer: Option<DataWriter> = None;
-        let mut schema: Option<SchemaRef> = None;
         let mut rows_read = 0u64;
-        let outcome = (|| -> Result<()> {
-            for message in receiver.iter() {
-                if options.cancelled() {
-                    return Err(Error::Interrupted);
-                }
-                match message.map_err(|e| self.source.error(e))? {
-                    Message::Schema(s) => schema = Some(s),
-                    Message::Batch(batch) => {
-                        rows_read += batch.num_rows() as u64;
-                        if batch.num_rows() == 0 {
-                            continue;
-                        }
-                        if writer.is_none() {
-                            if table.is_none() {
-                                let (t, c) = self.create_table(catalog, &batch.schema())?;
-                                table = Some(t);
-                                created = c;
-                            }
-                            let Some(t) = table.as_ref() else {
-                                unreachable!("the table was loaded or created above")
-                            };
-                            writer = Some(DataWriter::new(t, &options.writer)?);
-                        }
-                        if let Some(w) = writer.as_mut() {
-                            w.write(&batch)?;
-                            if let Some(progress) = &options.progress {
-                                progress(w.rows_written());
-                            }
-                        }
-                    }
-                }
-            }
+        for message in receiver.iter() {
             if options.cancelled() {
                 return Err(Error::Interrupted);
             }
-            Ok(())
-        })();
-        if let Err(e) = outcome {
-            if let Some(w) = writer {
-                w.abort();
+            let batch = match message.map_err(|e| self.source.error(e))? {
+                Message::Schema(schema) => {
+                    tracing::debug!(columns = schema.fields().len(), "source opened");
+                    continue;
+                }
+                Message::Batch(batch) if batch.num_rows() == 0 => continue,
+                Message::Batch(batch) => batch,
+            };
+            rows_read += batch.num_rows() as u64;
+            let w = match writer.as_mut() {
+                Some(w) => w,
+                None => {
+                    let t = match table.take() {
+                        Some(t) => t,
+                        None => {
+                            let (t, c) = self.create_table(catalog, &batch.schema())?;
+                            *created = c;
+                            t
+                        }
+                    };
+                    let t = table.insert(t);
+                    writer.insert(DataWriter::new(t, &options.writer)?)
+                }
+            };
+            w.write(&batch)?;
+            if let Some(progress) = &options.progress {
+                progress(w.rows_written());
             }
-            if created {
-                self.drop_created(catalog);
-            }
-            return Err(e);
         }
-        tracing::debug!(rows_read, columns = ?schema.as_ref().map(|s| s.fields().len()), "source finished");
+        if options.cancelled() {
+            return Err(Error::Interrupted);
+        }
+        tracing::debug!(rows_read, "source finished");
         let (Some(mut table), Some(writer)) = (table, writer) else {
             return Err(ldp_table::Error::EmptyInput.into());
         };
-        let files = match writer.finish() {
-            Ok(files) => files,
-            Err(e) => {
-                if created {
-                    self.drop_created(catalog);
-                }
-                return Err(e.into());
-            }
-        };
+        let files = writer.finish()?;
         let committed = match mode {
             WriteMode::Overwrite => Overwrite::new(files).commit(catalog, &mut table),
             _ => Append::new(files)
                 .retry(RetryPolicy::direct_append())
                 .commit(catalog, &mut table),
-        };
-        let committed = match committed {
-            Ok(c) => c,
-            Err(e) => {
-                if created {
-                    self.drop_created(catalog);
-                }
-                return Err(e.into());
-            }
-        };
+        }?;
         Ok((
             rows_read,
             WriteResult {
