@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Plugins embedded in the `ldp` binary (component file stems: plugin names).
-const BUILTIN: &[&str] = &["csv"];
+const BUILTIN: &[&str] = &["checks", "csv"];
 
 /// Plugins built for tests and benchmarks, never embedded (crate names in `plugins/testing/`).
 const TESTING: &[&str] = &[
@@ -39,6 +39,7 @@ fn main() {
         "plugins/Cargo.toml",
         "plugins/Cargo.lock",
         "plugins/.cargo/config.toml",
+        "plugins/checks",
         "plugins/csv",
         "plugins/testing",
         "sdk/rust",

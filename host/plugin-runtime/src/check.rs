@@ -2,6 +2,7 @@
 
 use crate::Result;
 use crate::bindings::check::CheckPlugin;
+use crate::bindings::check::exports::ldp::plugin::check as wit_check;
 use crate::instance::Instance;
 use crate::limits::Sandbox;
 use crate::plugin::{Plugin, PluginKind, Pre};
@@ -23,6 +24,15 @@ pub struct CheckResult {
     pub failing_rows: u64,
     /// Metrics, a JSON object (`{}` when the plugin sent something that is not one).
     pub metrics: serde_json::Value,
+}
+
+/// Facts about the run that only the host knows, given to the check at the end of the stream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckContext {
+    /// Rows read from the source (after a window column kept its window's rows).
+    pub source_rows: Option<u64>,
+    /// The run's reference time, microseconds since the Unix epoch (UTC): a window's end.
+    pub now_micros: Option<i64>,
 }
 
 /// An open check.
@@ -58,11 +68,15 @@ impl CheckStream {
             .call(|w, s| w.ldp_plugin_check().call_push(s, &msg))
     }
 
-    /// Ends the stream: the verdicts.
-    pub fn finish(mut self) -> Result<Vec<CheckResult>> {
+    /// Ends the stream: the verdicts, in the order of the checks of the plugin's config.
+    pub fn finish(mut self, context: CheckContext) -> Result<Vec<CheckResult>> {
+        let context = wit_check::CheckContext {
+            source_rows: context.source_rows,
+            now_micros: context.now_micros,
+        };
         let results = self
             .instance
-            .call(|w, s| w.ldp_plugin_check().call_finish(s))?;
+            .call(|w, s| w.ldp_plugin_check().call_finish(s, context))?;
         Ok(results
             .into_iter()
             .map(|r| CheckResult {

@@ -36,7 +36,7 @@ mod source;
 mod transform;
 
 pub use cache::{default_cache_dir, sha256_hex, wasmtime_version};
-pub use check::{CheckResult, CheckStream};
+pub use check::{CheckContext, CheckResult, CheckStream};
 pub use error::{ErrorKind, Limit, Result, RuntimeError};
 pub use inspect::{FileFormat, Inspection, file_format};
 pub use limits::{Grants, Limits, Sandbox};

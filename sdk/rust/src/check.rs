@@ -24,6 +24,17 @@ pub struct CheckResult {
     pub metrics: String,
 }
 
+/// Facts about the run that only the host knows, given to [`Check::finish`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckContext {
+    /// Rows read from the source (after a window column kept its window's rows); `None` when the
+    /// host does not know it. It differs from the rows the check saw when transforms drop rows.
+    pub source_rows: Option<u64>,
+    /// The run's reference time, microseconds since the Unix epoch (UTC): the end of the window
+    /// of a windowed run, `None` otherwise.
+    pub now_micros: Option<i64>,
+}
+
 /// A quality check: sees every batch of a stream, then gives its verdicts.
 ///
 /// Keep only the state the check needs (counts, a set of keys), never the batches, so that a
@@ -36,21 +47,21 @@ pub trait Check: Sized + 'static {
     fn open(config: &str, input: SchemaRef) -> Result<Self, PluginError>;
     /// Looks at one batch.
     fn push(&mut self, batch: &RecordBatch) -> Result<(), PluginError>;
-    /// The stream has ended: the verdicts.
-    fn finish(self) -> Result<Vec<CheckResult>, PluginError>;
+    /// The stream has ended: the verdicts, given what the host knows of the run.
+    fn finish(self, context: &CheckContext) -> Result<Vec<CheckResult>, PluginError>;
 }
 
 trait DynCheck {
     fn push(&mut self, batch: &RecordBatch) -> Result<(), PluginError>;
-    fn finish(self: Box<Self>) -> Result<Vec<CheckResult>, PluginError>;
+    fn finish(self: Box<Self>, context: &CheckContext) -> Result<Vec<CheckResult>, PluginError>;
 }
 
 impl<T: Check> DynCheck for T {
     fn push(&mut self, batch: &RecordBatch) -> Result<(), PluginError> {
         Check::push(self, batch)
     }
-    fn finish(self: Box<Self>) -> Result<Vec<CheckResult>, PluginError> {
-        Check::finish(*self)
+    fn finish(self: Box<Self>, context: &CheckContext) -> Result<Vec<CheckResult>, PluginError> {
+        Check::finish(*self, context)
     }
 }
 
@@ -93,11 +104,17 @@ pub fn __push(batch: Vec<u8>) -> Result<(), wit::PluginError> {
 }
 
 #[doc(hidden)]
-pub fn __finish() -> Result<Vec<wit_check::CheckResult>, wit::PluginError> {
+pub fn __finish(
+    context: wit_check::CheckContext,
+) -> Result<Vec<wit_check::CheckResult>, wit::PluginError> {
     let open = STATE
         .with_borrow_mut(Option::take)
         .ok_or_else(|| PluginError::internal("finish called before open"))?;
-    let results = open.check.finish()?;
+    let context = CheckContext {
+        source_rows: context.source_rows,
+        now_micros: context.now_micros,
+    };
+    let results = open.check.finish(&context)?;
     Ok(results
         .into_iter()
         .map(|r| wit_check::CheckResult {
@@ -135,11 +152,13 @@ macro_rules! export_check {
                 ) -> ::std::result::Result<(), $crate::bindings::types::PluginError> {
                     $crate::check::__push(batch)
                 }
-                fn finish() -> ::std::result::Result<
+                fn finish(
+                    context: $crate::bindings::check::exports::ldp::plugin::check::CheckContext,
+                ) -> ::std::result::Result<
                     ::std::vec::Vec<$crate::bindings::check::exports::ldp::plugin::check::CheckResult>,
                     $crate::bindings::types::PluginError,
                 > {
-                    $crate::check::__finish()
+                    $crate::check::__finish(context)
                 }
             }
             $crate::bindings::check::export!(__LdpCheckExport with_types_in $crate::bindings::check);

@@ -15,7 +15,7 @@ pub mod transform;
 
 pub use arrow_array;
 pub use arrow_schema;
-pub use check::{Check, CheckResult};
+pub use check::{Check, CheckContext, CheckResult};
 pub use error::{ErrorKind, PluginError};
 pub use info::PluginInfo;
 pub use sink::{Sink, SinkSummary};
@@ -27,7 +27,7 @@ pub mod prelude {
     pub use crate::arrow_array::{ArrayRef, RecordBatch};
     pub use crate::arrow_schema::{DataType, Field, Schema, SchemaRef};
     pub use crate::{
-        Check, CheckResult, ErrorKind, PluginError, PluginInfo, Sink, SinkSummary, Source,
+        Check, CheckContext, CheckResult, ErrorKind, PluginError, PluginInfo, Sink, SinkSummary, Source,
         Transform,
     };
 }

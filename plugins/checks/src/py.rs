@@ -1,0 +1,257 @@
+//! Values as the reference prints them: Python's `repr`/`str` of the scalars a check reports
+//! (`1017`, `32.28`, `'NYC'`, `2024-01-07T23:52:09+00:00`, `{'a': 1, 'b': 'x'}`), and their JSON
+//! form in metrics (the reference's `to_jsonable`).
+
+use serde_json::Value as Json;
+
+/// A scalar as the reference's checks see it (`as_py()` of an Arrow value).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Py {
+    /// `None`.
+    None,
+    /// `True` / `False`.
+    Bool(bool),
+    /// A Python `int` (any Arrow integer).
+    Int(i128),
+    /// A Python `float`.
+    Float(f64),
+    /// A Python `str`.
+    Str(String),
+    /// A `datetime`, already rendered with `isoformat()` (`2024-01-01T00:54:38`,
+    /// `2024-01-07T23:52:09+00:00`).
+    DateTime(String),
+    /// A `date`, rendered with `isoformat()` (`2024-01-01`).
+    Date(String),
+    /// A `dict` with string keys, in insertion order (composite keys of `unique`).
+    Dict(Vec<(String, Py)>),
+    /// A `list`.
+    List(Vec<Py>),
+}
+
+impl Py {
+    /// Python's `repr()`.
+    pub fn repr(&self) -> String {
+        match self {
+            Py::None => "None".to_owned(),
+            Py::Bool(true) => "True".to_owned(),
+            Py::Bool(false) => "False".to_owned(),
+            Py::Int(i) => i.to_string(),
+            Py::Float(f) => float_repr(*f),
+            Py::Str(s) => str_repr(s),
+            Py::DateTime(iso) => format!("datetime.datetime({iso})"),
+            Py::Date(iso) => format!("datetime.date({iso})"),
+            Py::Dict(items) => {
+                let inner: Vec<String> = items
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", str_repr(k), v.repr()))
+                    .collect();
+                format!("{{{}}}", inner.join(", "))
+            }
+            Py::List(items) => {
+                let inner: Vec<String> = items.iter().map(Py::repr).collect();
+                format!("[{}]", inner.join(", "))
+            }
+        }
+    }
+
+    /// The reference's `to_jsonable`: datetimes and dates as ISO strings, non-finite floats as
+    /// `"nan"`/`"inf"`/`"-inf"`.
+    pub fn jsonable(&self) -> Py {
+        match self {
+            Py::Float(f) if !f.is_finite() => Py::Str(float_repr(*f)),
+            Py::DateTime(iso) | Py::Date(iso) => Py::Str(iso.clone()),
+            Py::Dict(items) => Py::Dict(
+                items
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.jsonable()))
+                    .collect(),
+            ),
+            Py::List(items) => Py::List(items.iter().map(Py::jsonable).collect()),
+            other => other.clone(),
+        }
+    }
+
+    /// The JSON of [`Py::jsonable`], for metrics.
+    pub fn to_json(&self) -> Json {
+        match self.jsonable() {
+            Py::None => Json::Null,
+            Py::Bool(b) => Json::Bool(b),
+            Py::Int(i) => i64::try_from(i)
+                .map(Json::from)
+                .or_else(|_| u64::try_from(i).map(Json::from))
+                .unwrap_or_else(|_| Json::String(i.to_string())),
+            Py::Float(f) => serde_json::Number::from_f64(f)
+                .map(Json::Number)
+                .unwrap_or(Json::Null),
+            Py::Str(s) | Py::DateTime(s) | Py::Date(s) => Json::String(s),
+            Py::Dict(items) => Json::Object(
+                items
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .collect(),
+            ),
+            Py::List(items) => Json::Array(items.iter().map(Py::to_json).collect()),
+        }
+    }
+}
+
+/// The reference's `_fmt_value`: `repr` for strings, else `str(to_jsonable(value))`.
+pub fn fmt_value(value: &Py) -> String {
+    match value {
+        Py::Str(_) => value.repr(),
+        other => match other.jsonable() {
+            // str() of a str is the text itself (a datetime's ISO form, "nan").
+            Py::Str(s) => s,
+            jsonable => jsonable.repr(),
+        },
+    }
+}
+
+/// The reference's `_fmt_list`: `[a, b, ... (+N more)]`, cut at `limit` values (10 by default).
+pub fn fmt_list(values: &[Py], limit: usize) -> String {
+    let shown: Vec<String> = values.iter().take(limit).map(fmt_value).collect();
+    let more = if values.len() > limit {
+        format!(", ... (+{} more)", values.len() - limit)
+    } else {
+        String::new()
+    };
+    format!("[{}{more}]", shown.join(", "))
+}
+
+/// [`fmt_list`] of names (`['a', 'b']`).
+pub fn fmt_names(names: &[String], limit: usize) -> String {
+    let values: Vec<Py> = names.iter().cloned().map(Py::Str).collect();
+    fmt_list(&values, limit)
+}
+
+/// The reference's `_rows`: `1 row`, `N rows`.
+pub fn rows(count: u64) -> String {
+    if count == 1 {
+        "1 row".to_owned()
+    } else {
+        format!("{count} rows")
+    }
+}
+
+/// Python's `repr(str)`: single quotes unless the text has a single quote and no double quote.
+pub fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `repr(float)`: the shortest text that reads back, positional for exponents in
+/// -4..16 (with `.0` when whole), scientific otherwise (`1e+16`, `1e-05`); `nan`, `inf`, `-inf`.
+pub fn float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".to_owned();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf" } else { "-inf" }.to_owned();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
+    }
+    // `{:e}` gives the shortest round-trip digits: "-2.088e8".
+    let sci = format!("{f:e}");
+    let (mantissa, exponent) = sci.split_once('e').expect("{:e} has an exponent");
+    let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if (-4..16).contains(&exponent) {
+        let point = exponent + 1; // digits before the decimal point
+        if point <= 0 {
+            format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
+        } else if point as usize >= digits.len() {
+            format!(
+                "{sign}{digits}{}.0",
+                "0".repeat(point as usize - digits.len())
+            )
+        } else {
+            let (int, frac) = digits.split_at(point as usize);
+            format!("{sign}{int}.{frac}")
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let mantissa = if rest.is_empty() {
+            first.to_owned()
+        } else {
+            format!("{first}.{rest}")
+        };
+        let exp_sign = if exponent < 0 { '-' } else { '+' };
+        format!("{sign}{mantissa}e{exp_sign}{:02}", exponent.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_python() {
+        for (f, text) in [
+            (208800000.0, "208800000.0"),
+            (32.28, "32.28"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (1e-5, "1e-05"),
+            (0.0001, "0.0001"),
+            (-12.5, "-12.5"),
+            (123456789012345.6, "123456789012345.6"),
+            (f64::NAN, "nan"),
+            (0.1 + 0.2, "0.30000000000000004"),
+        ] {
+            assert_eq!(float_repr(f), text);
+        }
+    }
+
+    #[test]
+    fn values_print_as_python() {
+        assert_eq!(fmt_value(&Py::Str("NYC".into())), "'NYC'");
+        assert_eq!(fmt_value(&Py::Str("it's".into())), "\"it's\"");
+        assert_eq!(fmt_value(&Py::Int(1017)), "1017");
+        assert_eq!(fmt_value(&Py::Float(f64::NAN)), "nan");
+        assert_eq!(
+            fmt_value(&Py::DateTime("2024-01-01T00:00:00".into())),
+            "2024-01-01T00:00:00"
+        );
+        assert_eq!(
+            fmt_value(&Py::Dict(vec![
+                ("a".into(), Py::Int(1)),
+                ("b".into(), Py::Str("x".into()))
+            ])),
+            "{'a': 1, 'b': 'x'}"
+        );
+        let many: Vec<Py> = (0..12).map(Py::Int).collect();
+        assert_eq!(
+            fmt_list(&many, 10),
+            "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ... (+2 more)]"
+        );
+        assert_eq!(rows(1), "1 row");
+    }
+}
