@@ -18,6 +18,7 @@ const BUILTIN: &[&str] = &["checks", "csv"];
 /// Plugins built for tests and benchmarks, never embedded (crate names in `plugins/testing/`).
 const TESTING: &[&str] = &[
     "identity",
+    "custom-check",
     "hostile-read-outside",
     "hostile-socket",
     "hostile-env",

@@ -8,17 +8,24 @@
 //! - DuckDB from Python (`$LDP_PYTHON`, else `<repo>/.venv/bin/python`) copying the same CSV to
 //!   a Parquet file, the reference for "how fast can CSV become Parquet on this machine".
 //!
-//! Targets: ldp's wall time ≤ 1.5× DuckDB's and ldp's peak RSS < 400 MB (MB = 2^20 bytes). The
-//! bench reports, it does not fail: it exits 0 when a target is missed, with a `MISS` verdict.
+//! With `--checks`, a third process is measured: the same `ldp run` with the seven quality
+//! checks of the reference demo's config (row_count, not_null, unique, accepted_values, range,
+//! freshness, schema), and the overhead of the gate against the plain run.
+//!
+//! Targets: ldp's wall time ≤ 1.5× DuckDB's and ldp's peak RSS < 400 MB (MB = 2^20 bytes); with
+//! `--checks`, the checks add ≤ 30% to ldp's wall time. The bench reports, it does not fail: it
+//! exits 0 when a target is missed, with a `MISS` verdict.
 //!
 //! ```sh
 //! cargo bench -p ldp-cli --bench csv_to_iceberg                      # 1M and 10M rows
 //! cargo bench -p ldp-cli --bench csv_to_iceberg -- 100000 --runs 3 --json
+//! cargo bench -p ldp-cli --bench csv_to_iceberg -- 10000000 --checks --runs 3
 //! ```
 //!
 //! Arguments: row counts (default `1000000 10000000`), `--runs N` (default 1; the best wall
-//! time and the largest peak RSS of the N runs are reported), `--json` (JSON instead of a
-//! table). DuckDB comes from `.venv/bin/pip install duckdb==1.5.6` (`scripts/test` installs it).
+//! time and the largest peak RSS of the N runs are reported), `--checks`, `--json` (JSON
+//! instead of a table). DuckDB comes from `.venv/bin/pip install duckdb==1.5.6` (`scripts/test`
+//! installs it).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -29,7 +36,19 @@ use std::time::Instant;
 const DUCKDB_PIN: &str = "duckdb==1.5.6";
 const TARGET_RATIO: f64 = 1.5;
 const TARGET_RSS_MB: f64 = 400.0;
-const USAGE: &str = "usage: csv_to_iceberg [ROWS...] [--runs N] [--json]";
+const TARGET_CHECKS_OVERHEAD: f64 = 0.30;
+const USAGE: &str = "usage: csv_to_iceberg [ROWS...] [--runs N] [--checks] [--json]";
+
+/// The quality block of the reference demo's config (vectors/demo/demo_rides_config.json).
+const DEMO_CHECKS: &str = r#"{"on_failure": "fail", "checks": [
+  {"check": "row_count", "min": 1},
+  {"check": "not_null", "columns": ["ride_id", "pickup_ts", "fare"]},
+  {"check": "unique", "columns": ["ride_id"]},
+  {"check": "accepted_values", "column": "city", "values": ["NYC", "BKK", "LDN", "SFO"]},
+  {"check": "range", "column": "fare", "min": 0},
+  {"check": "freshness", "column": "pickup_ts", "max_age_hours": 48, "now": "2024-01-08T00:00:00"},
+  {"check": "schema", "columns": {"ride_id": "int64", "city": "string", "fare": "double"}}
+]}"#;
 
 /// One measured child process.
 #[derive(Clone, Copy)]
@@ -56,7 +75,16 @@ impl Measure {
 struct Options {
     rows: Vec<u64>,
     runs: u32,
+    checks: bool,
     json: bool,
+}
+
+/// One row count's measures: ldp, DuckDB, and ldp with the demo's checks (`--checks`).
+struct Result3 {
+    rows: u64,
+    ldp: Measure,
+    duck: Measure,
+    checked: Option<Measure>,
 }
 
 fn main() {
@@ -77,19 +105,31 @@ fn main() {
     // Untimed warm-up: compiles and caches the plugins, loads DuckDB's library once.
     eprintln!("warm-up on a 1,000-row CSV…");
     let tiny = ensure_csv(&target, 1000);
-    run_ldp(&target, &tiny, &cache);
+    run_ldp(&target, &tiny, &cache, false);
+    if opts.checks {
+        run_ldp(&target, &tiny, &cache, true);
+    }
     run_duckdb(&target, &tiny, &python);
 
     let mut results = Vec::new();
     for &n in &opts.rows {
         let csv = ensure_csv(&target, n);
         let (mut ldp, mut duck) = (Measure::NONE, Measure::NONE);
+        let mut checked = opts.checks.then_some(Measure::NONE);
         for run in 1..=opts.runs {
             eprintln!("{n} rows, run {run}/{}…", opts.runs);
-            ldp = ldp.best(run_ldp(&target, &csv, &cache));
+            ldp = ldp.best(run_ldp(&target, &csv, &cache, false));
+            if let Some(c) = checked.as_mut() {
+                *c = c.best(run_ldp(&target, &csv, &cache, true));
+            }
             duck = duck.best(run_duckdb(&target, &csv, &python));
         }
-        results.push((n, ldp, duck));
+        results.push(Result3 {
+            rows: n,
+            ldp,
+            duck,
+            checked,
+        });
     }
     if opts.json {
         print_json(&results, opts.runs);
@@ -102,12 +142,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
     let mut opts = Options {
         rows: Vec::new(),
         runs: 1,
+        checks: false,
         json: false,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--bench" => {} // cargo bench passes it to harness = false benches
             "--json" => opts.json = true,
+            "--checks" => opts.checks = true,
             "--runs" => {
                 let v = args.next().ok_or("--runs needs a number")?;
                 opts.runs = v
@@ -146,9 +188,9 @@ fn temp_dir(target: &Path) -> tempfile::TempDir {
         .unwrap_or_else(|e| fail(&format!("temp dir in {}: {e}", target.display())))
 }
 
-fn run_ldp(target: &Path, csv: &Path, cache: &Path) -> Measure {
+fn run_ldp(target: &Path, csv: &Path, cache: &Path, checks: bool) -> Measure {
     let dir = temp_dir(target);
-    let config = serde_json::json!({
+    let mut config = serde_json::json!({
         "apiVersion": "ldp/v1",
         "identifier": "bench",
         "metadata": {
@@ -160,13 +202,25 @@ fn run_ldp(target: &Path, csv: &Path, cache: &Path) -> Measure {
             }
         }
     });
+    if checks {
+        config["metadata"]["quality"] =
+            serde_json::from_str(DEMO_CHECKS).unwrap_or_else(|e| fail(&format!("checks: {e}")));
+    }
     std::fs::write(dir.path().join("rides.json"), config.to_string())
         .unwrap_or_else(|e| fail(&format!("writing rides.json: {e}")));
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ldp"));
     cmd.args(["run", "rides.json"])
         .current_dir(dir.path())
         .env("LDP_CACHE_DIR", cache);
-    measure("ldp run", cmd, dir.path())
+    measure(
+        if checks {
+            "ldp run (checks)"
+        } else {
+            "ldp run"
+        },
+        cmd,
+        dir.path(),
+    )
 }
 
 const DUCKDB_SCRIPT: &str = r#"
@@ -254,26 +308,53 @@ fn verdict(ldp: Measure, duck: Measure) -> (f64, bool, bool) {
     )
 }
 
-fn print_table(results: &[(u64, Measure, Measure)]) {
+/// The checks' overhead over the plain run, and whether it meets the target.
+fn overhead(ldp: Measure, checked: Measure) -> (f64, bool) {
+    let overhead = checked.wall_s / ldp.wall_s - 1.0;
+    (overhead, overhead <= TARGET_CHECKS_OVERHEAD)
+}
+
+fn print_table(results: &[Result3]) {
     println!(
-        "{:>12}  {:<7} {:>9} {:>14} {:>12}",
+        "{:>12}  {:<11} {:>9} {:>14} {:>12}",
         "rows", "tool", "wall s", "rows/s", "peak RSS MB"
     );
-    for &(n, ldp, duck) in results {
-        for (tool, m) in [("ldp", ldp), ("duckdb", duck)] {
+    for r in results {
+        let n = r.rows;
+        let mut tools = vec![("ldp", r.ldp), ("duckdb", r.duck)];
+        if let Some(c) = r.checked {
+            tools.insert(1, ("ldp+checks", c));
+        }
+        for (tool, m) in tools {
             let rate = group(n as f64 / m.wall_s);
             println!(
-                "{:>12}  {tool:<7} {:>9.3} {rate:>14} {:>12.1}",
+                "{:>12}  {tool:<11} {:>9.3} {rate:>14} {:>12.1}",
                 group(n as f64),
                 m.wall_s,
                 m.peak_rss_mb
             );
         }
-        let (ratio, ..) = verdict(ldp, duck);
+        let (ratio, ..) = verdict(r.ldp, r.duck);
         println!("{:>12}  ldp/duckdb time {ratio:.2}×", "");
     }
     println!();
-    for &(n, ldp, duck) in results {
+    for r in results {
+        if let Some(c) = r.checked {
+            let (over, ok) = overhead(r.ldp, c);
+            println!(
+                "verdict {} rows with the demo's 7 checks: {} — +{:.1}% wall time (target ≤ {:.0}%), peak RSS {:.0} MB",
+                group(r.rows as f64),
+                if ok { "PASS" } else { "MISS" },
+                over * 100.0,
+                TARGET_CHECKS_OVERHEAD * 100.0,
+                c.peak_rss_mb
+            );
+        }
+    }
+    for &Result3 {
+        rows: n, ldp, duck, ..
+    } in results
+    {
         let (ratio, time_ok, rss_ok) = verdict(ldp, duck);
         let mark = |ok| if ok { "ok" } else { "MISS" };
         println!(
@@ -288,16 +369,17 @@ fn print_table(results: &[(u64, Measure, Measure)]) {
     }
 }
 
-fn print_json(results: &[(u64, Measure, Measure)], runs: u32) {
+fn print_json(results: &[Result3], runs: u32) {
     let m = |n: u64, m: Measure| {
         let rate = n as f64 / m.wall_s;
         serde_json::json!({"wall_s": m.wall_s, "rows_per_s": rate, "peak_rss_mb": m.peak_rss_mb})
     };
     let rows: Vec<_> = results
         .iter()
-        .map(|&(n, ldp, duck)| {
+        .map(|r| {
+            let (n, ldp, duck) = (r.rows, r.ldp, r.duck);
             let (ratio, time_ok, rss_ok) = verdict(ldp, duck);
-            serde_json::json!({
+            let mut row = serde_json::json!({
                 "rows": n,
                 "ldp": m(n, ldp),
                 "duckdb": m(n, duck),
@@ -305,13 +387,24 @@ fn print_json(results: &[(u64, Measure, Measure)], runs: u32) {
                 "time_target_met": time_ok,
                 "rss_target_met": rss_ok,
                 "pass": time_ok && rss_ok,
-            })
+            });
+            if let Some(c) = r.checked {
+                let (over, ok) = overhead(ldp, c);
+                row["ldp_with_checks"] = m(n, c);
+                row["checks_overhead"] = serde_json::json!(over);
+                row["checks_target_met"] = serde_json::json!(ok);
+            }
+            row
         })
         .collect();
     let out = serde_json::json!({
         "bench": "csv_to_iceberg",
         "runs": runs,
-        "targets": {"max_time_ratio": TARGET_RATIO, "max_peak_rss_mb": TARGET_RSS_MB},
+        "targets": {
+            "max_time_ratio": TARGET_RATIO,
+            "max_peak_rss_mb": TARGET_RSS_MB,
+            "max_checks_overhead": TARGET_CHECKS_OVERHEAD,
+        },
         "results": rows,
     });
     println!("{out:#}");

@@ -38,6 +38,14 @@ pub enum Command {
     /// one commit adds to the table (created on the first run, namespace included). Nothing is
     /// committed when anything fails, and the files the run wrote are deleted.
     ///
+    /// The checks of metadata.quality see every batch while the files are written, and give
+    /// their verdicts before the commit. With on_failure "fail" (the default) a failed check
+    /// commits nothing, deletes the files and exits with 3 (a data gate: fix the data, do not
+    /// retry); with "warn" the run logs the failures and writes. The report is printed after
+    /// the summary, and is the "quality" object of --json.
+    ///
+    /// Exit codes: 0 written, 1 error, 3 held back by a quality check, 130 interrupted.
+    ///
     /// Example: ldp run examples/rides.json --mode overwrite
     Run(RunCmdArgs),
     /// List the snapshots of the config's Iceberg target, oldest first.

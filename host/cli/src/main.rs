@@ -56,6 +56,23 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// The error and its causes, `outer: inner`, without repeating a cause that an outer error's
+/// message already quotes (error types that print their source in their own message).
+fn message(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 /// Prints `ldp: error: …` and gives the exit code of the error's kind (`ldp: interrupted` and
 /// 130 for Ctrl-C).
 fn report(e: &anyhow::Error) -> ExitCode {
@@ -68,7 +85,7 @@ fn report(e: &anyhow::Error) -> ExitCode {
         let _ = writeln!(std::io::stderr(), "ldp: interrupted");
         return ExitCode::from(130);
     }
-    let _ = writeln!(std::io::stderr(), "ldp: error: {e:#}");
+    let _ = writeln!(std::io::stderr(), "ldp: error: {}", message(e));
     let code = e
         .chain()
         .find_map(|cause| {

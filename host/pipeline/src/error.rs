@@ -11,6 +11,9 @@ pub enum ErrorKind {
     Write,
     /// The catalog or table does not exist (read-only commands).
     NotFound,
+    /// A quality check failed with `on_failure: fail`: the data must change (exit 3, never
+    /// retried).
+    Quality,
     /// Ctrl-C.
     Interrupted,
 }
@@ -35,6 +38,21 @@ pub enum Error {
         /// The plugin runtime's error (names the plugin, file, line and column).
         #[source]
         source: ldp_plugin_runtime::RuntimeError,
+    },
+    /// A check plugin failed (not a failed check: the plugin itself).
+    #[error("{what}: {source}")]
+    Check {
+        /// `built-in checks` or `quality check #2 (plugin checks/late.wasm)`.
+        what: String,
+        /// The plugin runtime's error.
+        #[source]
+        source: ldp_plugin_runtime::RuntimeError,
+    },
+    /// Quality checks failed with `on_failure: fail`: nothing was written.
+    #[error("{}", report.failure_message())]
+    Quality {
+        /// The whole report (passing checks too).
+        report: crate::quality::QualityReport,
     },
     /// The catalog failed.
     #[error(transparent)]
@@ -63,7 +81,8 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Config(_) | Error::Unsupported { .. } => ErrorKind::Config,
-            Error::Source { .. } => ErrorKind::Source,
+            Error::Source { .. } | Error::Check { .. } => ErrorKind::Source,
+            Error::Quality { .. } => ErrorKind::Quality,
             Error::Interrupted => ErrorKind::Interrupted,
             Error::Catalog(e) if e.kind() == ldp_catalog::ErrorKind::NotFound => {
                 ErrorKind::NotFound
@@ -73,11 +92,12 @@ impl Error {
         }
     }
 
-    /// The process exit code: 130 when interrupted, else 1 (3, the data gate, is decided by
-    /// the quality checks).
+    /// The process exit code: 3 when a data gate held the run back, 130 when interrupted,
+    /// else 1 (or the plugin error's own code).
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Source { source, .. } => source.exit_code(),
+            Error::Source { source, .. } | Error::Check { source, .. } => source.exit_code(),
+            Error::Quality { .. } => 3,
             Error::Interrupted => 130,
             _ => 1,
         }

@@ -5,8 +5,11 @@
 //! ```text
 //! config ─► Pipeline::open ─► route (CSV → ICEBERG) ─► source plugin (WASM, own thread)
 //!                                                         │ batches (bounded channel)
-//!                                            DataWriter ◄─┘ Parquet files under data/
-//!                                                │
+//!                                            DataWriter ◄─┴─► checks (WASM, own thread)
+//!                          Parquet files under data/ │          │ verdicts at the end
+//!                                                    ▼          ▼
+//!               quality gate: a failed check deletes the files, commits nothing (exit 3)
+//!                                                    │
 //!                              Append / Overwrite ─► one snapshot, CAS on the catalog
 //! ```
 //!
@@ -17,10 +20,14 @@
 //!   writer wins the compare-and-swap) or `overwrite` (every row replaced in one snapshot, under
 //!   the table's write lock). An empty source is `No data to write …`; any failure deletes the
 //!   data files the run wrote, and a table the run created is dropped again.
+//! * [`quality`]: the checks of `metadata.quality` run while the data streams in (built-in ones
+//!   in one instance of the embedded `checks` plugin, plugin files each in their own), and their
+//!   [`QualityReport`] decides whether the run commits.
 //! * [`routes`] lists the source → target routes and whether this build runs them.
 
 mod error;
 mod lock;
+pub mod quality;
 mod report;
 pub mod routes;
 mod run;
@@ -29,6 +36,7 @@ mod target;
 
 pub use error::{Error, ErrorKind, Result};
 pub use lock::TableLock;
+pub use quality::QualityReport;
 pub use report::{RunReport, WriteResult};
 pub use run::{Pipeline, ProgressFn, RunOptions};
 pub use target::{TargetTable, open_config};

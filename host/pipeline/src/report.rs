@@ -38,8 +38,8 @@ pub struct RunReport {
     pub rows_written: u64,
     /// The write.
     pub write_result: WriteResult,
-    /// The quality report (`null` without checks).
-    pub quality: Option<serde_json::Value>,
+    /// The quality report (no results without checks).
+    pub quality: crate::quality::QualityReport,
     /// Wall time, seconds, 3 decimals.
     pub duration_s: f64,
     /// The run id (staged runs only).
@@ -55,17 +55,22 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// The human summary line of `ldp run`: `rides: read 3 rows, wrote 3 rows in 0.54s`.
+    /// The human summary line of `ldp run`: `rides: read 3 rows, wrote 3 rows in 0.54s`, with
+    /// ` (quality: K of N checks passed)` when the run had checks. "rows" even for one row, as
+    /// the reference prints it.
     pub fn summary_line(&self) -> String {
-        format!(
-            "{}: read {} {}, wrote {} {} in {:.2}s",
-            self.name,
-            self.rows_read,
-            rows_word(self.rows_read),
-            self.rows_written,
-            rows_word(self.rows_written),
-            self.duration_s
-        )
+        let mut line = format!(
+            "{}: read {} rows, wrote {} rows in {:.2}s",
+            self.name, self.rows_read, self.rows_written, self.duration_s
+        );
+        let checks = self.quality.results.len();
+        if checks > 0 {
+            line.push_str(&format!(
+                " (quality: {} of {checks} checks passed)",
+                checks - self.quality.failed()
+            ));
+        }
+        line
     }
 
     /// The target line: `  target nyc.rides: append, 0 -> 3 rows, snapshot S`.
@@ -79,8 +84,4 @@ impl RunReport {
             w.table_identifier, w.mode, w.rows_before, w.rows_after
         )
     }
-}
-
-fn rows_word(n: u64) -> &'static str {
-    if n == 1 { "row" } else { "rows" }
 }

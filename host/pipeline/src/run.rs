@@ -9,12 +9,13 @@ use std::time::Instant;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use ldp_catalog::{Catalog, Mode};
-use ldp_config::{Config, WriteMode};
-use ldp_plugin_runtime::{Plugin, Runtime, RuntimeError};
+use ldp_config::{Config, OnFailure, WriteMode};
+use ldp_plugin_runtime::{CheckContext, Plugin, Runtime, RuntimeError};
 use ldp_table::{Append, DataWriter, Overwrite, RetryPolicy, Table, WriterOptions};
 
 use crate::error::{Error, Result};
 use crate::lock::TableLock;
+use crate::quality::{Gate, GateRun, QualityReport};
 use crate::report::{RunReport, WriteResult};
 use crate::source::SourceSpec;
 use crate::target::TargetTable;
@@ -78,17 +79,8 @@ impl Pipeline {
     /// The config is invalid, its route is not one this build runs, or its source file is missing.
     pub fn open(config: Config) -> Result<Pipeline> {
         crate::routes::check(&config)?;
-        // Refused rather than ignored: a gate that silently does not run, or a table created
-        // without its partition spec (which only a create sets), would be worse than no run.
-        if !config.metadata.quality.checks.is_empty() {
-            return Err(Error::Unsupported {
-                message: format!(
-                    "metadata.quality has {} check(s), and quality gates are not available in this ldp yet; \
-                     remove metadata.quality to load without them",
-                    config.metadata.quality.checks.len()
-                ),
-            });
-        }
+        // Refused rather than ignored: a table created without its partition spec (which only a
+        // create sets) would be worse than no run.
         if !config.target().partition_by.is_empty() {
             return Err(Error::Unsupported {
                 message: "metadata.target.partition_by: partitioned tables are not available in this ldp yet; \
@@ -136,6 +128,7 @@ impl Pipeline {
             });
         }
         let plugin = self.source.load(runtime)?;
+        let gate = Gate::load(&self.config, runtime)?;
         let catalog = self.target.open_catalog(Mode::Create)?;
         let _lock = if mode == WriteMode::Overwrite && self.target.local {
             Some(TableLock::acquire(
@@ -146,12 +139,15 @@ impl Pipeline {
         } else {
             None
         };
-        let (rows_read, write) = std::thread::scope(|scope| {
+        let (rows_read, write, quality) = std::thread::scope(|scope| {
             let (sender, receiver) = sync_channel(CHANNEL_BATCHES);
             let source = &self.source;
             let plugin = &plugin;
             scope.spawn(move || produce(plugin, source, &sender));
-            self.write(&catalog, receiver, mode, options)
+            let checks = gate
+                .as_ref()
+                .map(|gate| (gate.on_failure, gate.start(scope)));
+            self.write(&catalog, receiver, checks, mode, options)
         })?;
         let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
         Ok(RunReport {
@@ -159,7 +155,7 @@ impl Pipeline {
             rows_read,
             rows_written: write.rows_written,
             write_result: write,
-            quality: None,
+            quality,
             duration_s,
             run_id: None,
             idempotency_key: None,
@@ -169,18 +165,21 @@ impl Pipeline {
         })
     }
 
-    /// The consumer: writes what the source thread sends, then commits. On any failure the data
-    /// files are deleted (the writer and the uncommitted files delete theirs when dropped) and a
-    /// table this run created is dropped again.
+    /// The consumer: writes what the source thread sends (and shows it to the checks), then
+    /// commits when the checks let it. On any failure the data files are deleted (the writer and
+    /// the uncommitted files delete theirs when dropped) and a table this run created is dropped
+    /// again.
     fn write(
         &self,
         catalog: &Catalog,
         receiver: Receiver<std::result::Result<Message, RuntimeError>>,
+        checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
-    ) -> Result<(u64, WriteResult)> {
+    ) -> Result<(u64, WriteResult, QualityReport)> {
         let mut created = false;
-        let outcome = self.stream_and_commit(catalog, receiver, mode, options, &mut created);
+        let outcome =
+            self.stream_and_commit(catalog, receiver, checks, mode, options, &mut created);
         if outcome.is_err() && created {
             self.drop_created(catalog);
         }
@@ -191,10 +190,15 @@ impl Pipeline {
         &self,
         catalog: &Catalog,
         receiver: Receiver<std::result::Result<Message, RuntimeError>>,
+        checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
         created: &mut bool,
-    ) -> Result<(u64, WriteResult)> {
+    ) -> Result<(u64, WriteResult, QualityReport)> {
+        let (on_failure, mut gate) = match checks {
+            Some((on_failure, gate)) => (on_failure, Some(gate)),
+            None => (OnFailure::Fail, None),
+        };
         let target = &self.target;
         let mut table = match Table::load(catalog, &target.namespace, &target.name) {
             Ok(table) => Some(table),
@@ -210,12 +214,18 @@ impl Pipeline {
             let batch = match message.map_err(|e| self.source.error(e))? {
                 Message::Schema(schema) => {
                     tracing::debug!(columns = schema.fields().len(), "source opened");
+                    if let Some(gate) = gate.as_mut() {
+                        gate.schema(schema)?;
+                    }
                     continue;
                 }
                 Message::Batch(batch) if batch.num_rows() == 0 => continue,
                 Message::Batch(batch) => batch,
             };
             rows_read += batch.num_rows() as u64;
+            if let Some(gate) = gate.as_mut() {
+                gate.batch(batch.clone())?;
+            }
             let w = match writer.as_mut() {
                 Some(w) => w,
                 None => {
@@ -240,10 +250,34 @@ impl Pipeline {
             return Err(Error::Interrupted);
         }
         tracing::debug!(rows_read, "source finished");
-        let (Some(mut table), Some(writer)) = (table, writer) else {
+        // The files are closed while the checks give their verdicts; nothing commits before.
+        let files = writer.map(DataWriter::finish).transpose()?;
+        let quality = match gate {
+            Some(gate) => gate.finish(CheckContext {
+                source_rows: Some(rows_read),
+                now_micros: None,
+            })?,
+            None => QualityReport::default(),
+        };
+        if !quality.passed() {
+            match on_failure {
+                OnFailure::Fail => {
+                    tracing::info!(
+                        "{} quality checks failed; nothing was written to {}",
+                        quality.failed(),
+                        self.target.identifier()
+                    );
+                    return Err(Error::Quality { report: quality });
+                }
+                OnFailure::Warn => tracing::warn!(
+                    "writing despite failed quality checks (on_failure=warn)\n{}",
+                    quality.summary()
+                ),
+            }
+        }
+        let (Some(mut table), Some(files)) = (table, files) else {
             return Err(ldp_table::Error::EmptyInput.into());
         };
-        let files = writer.finish()?;
         let committed = match mode {
             WriteMode::Overwrite => Overwrite::new(files).commit(catalog, &mut table),
             _ => Append::new(files)
@@ -264,6 +298,7 @@ impl Pipeline {
                 attempts: committed.attempts,
                 skipped_duplicate: false,
             },
+            quality,
         ))
     }
 

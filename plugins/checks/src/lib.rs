@@ -14,12 +14,26 @@
 //! that sort.
 //!
 //! - [`py`]: values printed as the reference prints them;
+//! - [`types`]: Arrow types named and parsed as pyarrow does;
+//! - [`time`]: ISO-8601 dates and instants as Python reads and prints them;
+//! - [`arrow_value`]: Arrow values read as the reference sees them;
+//! - [`coerce`]: config values cast to a column's type;
+//! - [`keyset`]: the keys `unique` counts; [`extremes`]: the min and max `range` reports;
 //! - [`rule`]: the [`Rule`](rule::Rule) trait every check implements, and its verdict;
 //! - [`rules`]: one module per check, and [`rules::build`] that reads a config item.
 
+pub mod arrow_value;
+pub mod coerce;
+pub mod extremes;
+pub mod keyset;
 pub mod py;
 pub mod rule;
 pub mod rules;
+pub mod time;
+pub mod types;
+
+#[cfg(test)]
+mod tests;
 
 use ldp_plugin_sdk::prelude::*;
 use rule::Rule;

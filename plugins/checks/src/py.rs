@@ -26,6 +26,9 @@ pub enum Py {
     Dict(Vec<(String, Py)>),
     /// A `list`.
     List(Vec<Py>),
+    /// A value of another Python type (`bytes`, `Decimal`, `time`) whose JSON form
+    /// (`to_jsonable`, and so its `str` in messages) is this text.
+    Other(String),
 }
 
 impl Py {
@@ -40,6 +43,7 @@ impl Py {
             Py::Str(s) => str_repr(s),
             Py::DateTime(iso) => format!("datetime.datetime({iso})"),
             Py::Date(iso) => format!("datetime.date({iso})"),
+            Py::Other(text) => text.clone(),
             Py::Dict(items) => {
                 let inner: Vec<String> = items
                     .iter()
@@ -59,7 +63,7 @@ impl Py {
     pub fn jsonable(&self) -> Py {
         match self {
             Py::Float(f) if !f.is_finite() => Py::Str(float_repr(*f)),
-            Py::DateTime(iso) | Py::Date(iso) => Py::Str(iso.clone()),
+            Py::DateTime(iso) | Py::Date(iso) | Py::Other(iso) => Py::Str(iso.clone()),
             Py::Dict(items) => Py::Dict(
                 items
                     .iter()
@@ -83,7 +87,7 @@ impl Py {
             Py::Float(f) => serde_json::Number::from_f64(f)
                 .map(Json::Number)
                 .unwrap_or(Json::Null),
-            Py::Str(s) | Py::DateTime(s) | Py::Date(s) => Json::String(s),
+            Py::Str(s) | Py::DateTime(s) | Py::Date(s) | Py::Other(s) => Json::String(s),
             Py::Dict(items) => Json::Object(
                 items
                     .iter()
@@ -93,6 +97,28 @@ impl Py {
             Py::List(items) => Json::Array(items.iter().map(Py::to_json).collect()),
         }
     }
+}
+
+/// A JSON value of a config as the Python value `json.loads` gives (`int`, `float`, `str`,
+/// `list`, `dict`...).
+pub fn from_json(value: &Json) -> Py {
+    match value {
+        Json::Null => Py::None,
+        Json::Bool(b) => Py::Bool(*b),
+        Json::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Py::Int(i128::from(i)),
+            (None, Some(u)) => Py::Int(i128::from(u)),
+            _ => Py::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Py::Str(s.clone()),
+        Json::Array(items) => Py::List(items.iter().map(from_json).collect()),
+        Json::Object(map) => Py::Dict(map.iter().map(|(k, v)| (k.clone(), from_json(v))).collect()),
+    }
+}
+
+/// Python's `repr()` of a config's JSON value (`'x'`, `5`, `0.5`, `None`, `['a']`).
+pub fn json_repr(value: &Json) -> String {
+    from_json(value).repr()
 }
 
 /// The reference's `_fmt_value`: `repr` for strings, else `str(to_jsonable(value))`.

@@ -27,8 +27,8 @@ pub mod prelude {
     pub use crate::arrow_array::{ArrayRef, RecordBatch};
     pub use crate::arrow_schema::{DataType, Field, Schema, SchemaRef};
     pub use crate::{
-        Check, CheckContext, CheckResult, ErrorKind, PluginError, PluginInfo, Sink, SinkSummary, Source,
-        Transform,
+        Check, CheckContext, CheckResult, ErrorKind, PluginError, PluginInfo, Sink, SinkSummary,
+        Source, Transform,
     };
 }
 

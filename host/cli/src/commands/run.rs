@@ -39,6 +39,11 @@ pub fn run(
     } else {
         writeln!(stdout, "{}", report.summary_line())?;
         writeln!(stdout, "{}", report.target_line())?;
+        if !report.quality.results.is_empty() {
+            for line in report.quality.summary().lines() {
+                writeln!(stdout, "  {line}")?;
+            }
+        }
     }
     Ok(0)
 }

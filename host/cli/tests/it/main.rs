@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod interop;
+mod quality;
 mod tables;
 
 fn ldp(args: &[&str]) -> Output {
@@ -33,14 +34,19 @@ fn plugins_lists_the_builtins() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.starts_with("name  kind    version  config (* required)"),
+        text.starts_with("name    kind    version  config (* required)"),
         "{text}"
     );
     assert!(
         text.lines().any(|l| l.starts_with(
-            "csv   source  0.1.0    path*, has_header, delimiter, quote, escape, batch_size, \
+            "csv     source  0.1.0    path*, has_header, delimiter, quote, escape, batch_size, \
              infer_rows  Reads a CSV file"
         )),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("checks  check   0.1.0    checks*")),
         "{text}"
     );
 }
@@ -50,7 +56,9 @@ fn plugins_json_has_config_schemas() {
     let out = ldp(&["plugins", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let csv = &list[0];
+    let csv = &list[1];
+    assert_eq!(list[0]["name"], "checks");
+    assert_eq!(list[0]["kind"], "check");
     assert_eq!(csv["name"], "csv");
     assert_eq!(csv["kind"], "source");
     assert_eq!(csv["config_schema"]["required"][0], "path");
@@ -145,7 +153,8 @@ fn usage_errors_exit_1_and_unknown_plugins_are_named() {
     let out = ldp(&["plugins", "run", "xlsx"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).starts_with("ldp: error: no built-in plugin is named 'xlsx' (built-in: csv)"),
+        stderr(&out)
+            .starts_with("ldp: error: no built-in plugin is named 'xlsx' (built-in: checks, csv)"),
         "{}",
         stderr(&out)
     );

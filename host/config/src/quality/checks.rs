@@ -85,7 +85,7 @@ pub enum Check {
         column: String,
         group_by: Vec<String>,
         strict: bool,
-        order_by: Vec<String>,
+        order_by: Option<String>,
     },
     /// `|a - b| <= max_ms` where both are present.
     MaxSkew {
@@ -99,6 +99,16 @@ pub enum Check {
         predicate_column: String,
         max_rate: f64,
         group_by: Vec<String>,
+    },
+    /// A check plugin file (`"check": "checks/late_rows.wasm"`), an ldp extension: the
+    /// component runs in the sandbox on the same batches and its verdicts join the report.
+    Plugin {
+        /// The file, as written (relative to the config's folder).
+        path: String,
+        /// The sha256 the file must have (lower-case hex), when the config pins it.
+        sha256: Option<String>,
+        /// The plugin's own configuration (`{}` when absent).
+        config: Value,
     },
     /// Consecutive sorted values are at most `max_ms` apart, per group.
     MaxGap {
@@ -124,6 +134,7 @@ impl Check {
             Check::MaxSkew { .. } => "max_skew",
             Check::RateBelow { .. } => "rate_below",
             Check::MaxGap { .. } => "max_gap",
+            Check::Plugin { .. } => "plugin",
         }
     }
 
@@ -163,6 +174,7 @@ impl Check {
                 group_by,
                 ..
             } => format!("{kind}({})", by(predicate_column, group_by)),
+            Check::Plugin { path, .. } => path.clone(),
         }
     }
 }
@@ -172,6 +184,8 @@ impl Check {
 pub struct CheckSpec {
     /// The check.
     pub check: Check,
+    /// The item as the config wrote it (what the built-in checks plugin is given).
+    pub item: Value,
     /// `name`, replacing the default name in results.
     pub name: Option<String>,
 }
@@ -225,6 +239,13 @@ pub fn parse_check(item: &Value) -> Result<CheckSpec, String> {
         }
         Some(kind) => kind,
     };
+    if let Some(path) = kind
+        .as_str()
+        .map(str::trim)
+        .filter(|k| k.ends_with(".wasm"))
+    {
+        return super::params::plugin(path, &params, item);
+    }
     let name = kind
         .as_str()
         .map(|text| text.trim().to_lowercase())
@@ -255,7 +276,7 @@ pub fn parse_check(item: &Value) -> Result<CheckSpec, String> {
             repr_list(&missing)
         ));
     }
-    build(&kind, &params).map_err(|reason| format!(" ({kind}) is invalid: {reason}"))
+    build(&kind, &params, item).map_err(|reason| format!(" ({kind}) is invalid: {reason}"))
 }
 
 #[cfg(test)]
@@ -363,6 +384,29 @@ mod tests {
             parse(json!({"check": "range", "column": "f", "min": 0, "name": "fare ok"}))
                 .display_name(),
             "fare ok"
+        );
+    }
+
+    #[test]
+    fn plugin_items() {
+        let spec =
+            parse_check(&json!({"check": " checks/late.wasm ", "config": {"x": 1}})).unwrap();
+        assert_eq!(
+            spec.check,
+            Check::Plugin {
+                path: "checks/late.wasm".into(),
+                sha256: None,
+                config: json!({"x": 1})
+            }
+        );
+        assert_eq!(spec.display_name(), "checks/late.wasm");
+        assert_eq!(
+            error(json!({"check": "a.wasm", "column": "x"})),
+            "check (plugin a.wasm) has unknown parameter(s) ['column']; allowed: check, sha256, config, name"
+        );
+        assert_eq!(
+            error(json!({"check": "a.wasm", "sha256": "abc"})),
+            "check (plugin a.wasm) is invalid: sha256 must be 64 hexadecimal digits, got 'abc'"
         );
     }
 }

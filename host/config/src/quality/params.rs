@@ -13,7 +13,11 @@ fn param<'a>(params: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     params.get(key).filter(|value| !value.is_null())
 }
 
-pub(super) fn build(kind: &str, params: &Map<String, Value>) -> Result<CheckSpec, String> {
+pub(super) fn build(
+    kind: &str,
+    params: &Map<String, Value>,
+    item: &Value,
+) -> Result<CheckSpec, String> {
     let required = |key: &str| params.get(key).unwrap_or(&Value::Null);
     let check = match kind {
         "row_count" => row_count(params)?,
@@ -45,7 +49,8 @@ pub(super) fn build(kind: &str, params: &Map<String, Value>) -> Result<CheckSpec
                     return Err(format!("strict must be true or false, got {}", repr(other)));
                 }
             },
-            order_by: optional_columns(params, "order_by")?,
+            // One column, as the reference (`a column name must be a non-empty string`).
+            order_by: param(params, "order_by").map(column).transpose()?,
         },
         "max_skew" => Check::MaxSkew {
             column_a: column(required("column_a"))?,
@@ -81,19 +86,77 @@ pub(super) fn build(kind: &str, params: &Map<String, Value>) -> Result<CheckSpec
         },
         _ => return Err(format!("unknown check {}", repr(&Value::from(kind)))),
     };
-    let name = match param(params, "name") {
-        None => None,
+    Ok(CheckSpec {
+        check,
+        name: display_name(params)?,
+        item: item.clone(),
+    })
+}
+
+fn display_name(params: &Map<String, Value>) -> Result<Option<String>, String> {
+    match param(params, "name") {
+        None => Ok(None),
         Some(value) => match value.as_str().filter(|text| !text.trim().is_empty()) {
-            Some(text) => Some(text.to_owned()),
-            None => {
-                return Err(format!(
-                    "name must be a non-empty string, got {}",
-                    repr(value)
-                ));
-            }
+            Some(text) => Ok(Some(text.to_owned())),
+            None => Err(format!(
+                "name must be a non-empty string, got {}",
+                repr(value)
+            )),
         },
+    }
+}
+
+/// A check plugin item: `{"check": "PATH.wasm", "sha256"?: HEX, "config"?: {...}, "name"?: ...}`.
+/// `params` is the item without `check`. Errors are the tail of the message, as
+/// [`super::parse_check`] returns them.
+pub(super) fn plugin(
+    path: &str,
+    params: &Map<String, Value>,
+    item: &Value,
+) -> Result<CheckSpec, String> {
+    const ALLOWED: [&str; 3] = ["sha256", "config", "name"];
+    let unknown = crate::problems::unknown_keys(params, &ALLOWED);
+    if !unknown.is_empty() {
+        return Err(format!(
+            " (plugin {path}) has unknown parameter(s) {}; allowed: check, {}",
+            crate::repr::repr_list(&unknown),
+            ALLOWED.join(", ")
+        ));
+    }
+    let invalid = |reason: String| format!(" (plugin {path}) is invalid: {reason}");
+    let sha256 = match param(params, "sha256") {
+        None => None,
+        Some(Value::String(hex))
+            if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            Some(hex.to_ascii_lowercase())
+        }
+        Some(other) => {
+            return Err(invalid(format!(
+                "sha256 must be 64 hexadecimal digits, got {}",
+                repr(other)
+            )));
+        }
     };
-    Ok(CheckSpec { check, name })
+    let config = match param(params, "config") {
+        None => Value::Object(Map::new()),
+        Some(value @ Value::Object(_)) => value.clone(),
+        Some(other) => {
+            return Err(invalid(format!(
+                "config must be an object, got {}",
+                repr(other)
+            )));
+        }
+    };
+    Ok(CheckSpec {
+        check: Check::Plugin {
+            path: path.to_owned(),
+            sha256,
+            config,
+        },
+        name: display_name(params).map_err(invalid)?,
+        item: item.clone(),
+    })
 }
 
 fn column(value: &Value) -> Result<String, String> {

@@ -1,0 +1,7 @@
+//! Quality gates (§3): the run's checks, run while the data streams in, and their report.
+
+mod gate;
+mod report;
+
+pub(crate) use gate::{Gate, GateRun};
+pub use report::{QualityReport, result_line};
