@@ -52,11 +52,26 @@ impl Encoder {
     /// The batch must have the stream's schema; a different schema is an error (a stream never
     /// changes its schema).
     pub fn encode(&mut self, batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
-        *self.writer.get_mut() =
-            Vec::with_capacity(batch.get_array_memory_size() + MESSAGE_OVERHEAD);
+        *self.writer.get_mut() = Vec::with_capacity(message_capacity(batch));
         self.writer.write(batch)?;
         Ok(std::mem::take(self.writer.get_mut()))
     }
+}
+
+/// The bytes a batch's message needs, about: the data its rows use (not the whole buffers of a
+/// slice, which for a 1-row slice of a large batch would allocate, and fault in, megabytes per
+/// message), plus the metadata.
+fn message_capacity(batch: &RecordBatch) -> usize {
+    let data: usize = batch
+        .columns()
+        .iter()
+        .map(|column| {
+            let data = column.to_data();
+            data.get_slice_memory_size()
+                .unwrap_or_else(|_| column.get_array_memory_size())
+        })
+        .sum();
+    data + MESSAGE_OVERHEAD
 }
 
 /// Whether a decoder validates what it reads.
