@@ -65,7 +65,7 @@ impl CheckStream {
     pub fn push(&mut self, batch: &RecordBatch) -> Result<()> {
         let msg = crate::ipc::encode(&self.instance, &mut self.encoder, batch)?;
         self.instance
-            .call(|w, s| w.ldp_plugin_check().call_push(s, &msg))
+            .call(|w, s| w.ldp_plugin_check().call_push(s, msg))
     }
 
     /// Ends the stream: the verdicts, in the order of the checks of the plugin's config.

@@ -22,14 +22,15 @@ pub(crate) fn decode<W>(
     }
 }
 
-/// Encodes a batch for a plugin.
-pub(crate) fn encode<W>(
+/// Encodes a batch for a plugin, into the encoder's reused buffer (wasmtime copies it into the
+/// plugin's memory).
+pub(crate) fn encode<'e, W>(
     instance: &Instance<W>,
-    encoder: &mut Encoder,
+    encoder: &'e mut Encoder,
     batch: &RecordBatch,
-) -> Result<Vec<u8>> {
+) -> Result<&'e Vec<u8>> {
     encoder
-        .encode(batch)
+        .encode_ref(batch)
         .map_err(|source| RuntimeError::Encode {
             plugin: instance.plugin().to_string(),
             source,

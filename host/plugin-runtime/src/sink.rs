@@ -76,7 +76,7 @@ impl SinkStream {
         };
         let msg = crate::ipc::encode(&self.instance, encoder, batch)?;
         self.instance
-            .call(|w, s| w.ldp_plugin_sink().call_write_batch(s, &msg))
+            .call(|w, s| w.ldp_plugin_sink().call_write_batch(s, msg))
     }
 
     /// Writes one run event (a JSON object text).

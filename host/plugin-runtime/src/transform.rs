@@ -62,7 +62,7 @@ impl TransformStream {
         let msg = crate::ipc::encode(&self.instance, &mut self.encoder, batch)?;
         let out = self
             .instance
-            .call(|w, s| w.ldp_plugin_transform().call_push(s, &msg))?;
+            .call(|w, s| w.ldp_plugin_transform().call_push(s, msg))?;
         self.decode_all(out)
     }
 

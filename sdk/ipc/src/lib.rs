@@ -56,22 +56,29 @@ impl Encoder {
         self.writer.write(batch)?;
         Ok(std::mem::take(self.writer.get_mut()))
     }
+
+    /// As [`Encoder::encode`], into a buffer the encoder keeps and reuses from batch to batch:
+    /// for a caller that only lends the message (the host, which copies it into the plugin's
+    /// memory), one allocation per stream instead of one per batch.
+    pub fn encode_ref(&mut self, batch: &RecordBatch) -> Result<&Vec<u8>, ArrowError> {
+        let buffer = self.writer.get_mut();
+        buffer.clear();
+        buffer.reserve(message_capacity(batch));
+        self.writer.write(batch)?;
+        Ok(self.writer.get_ref())
+    }
 }
 
-/// The bytes a batch's message needs, about: the data its rows use (not the whole buffers of a
-/// slice, which for a 1-row slice of a large batch would allocate, and fault in, megabytes per
-/// message), plus the metadata.
+/// The bytes a batch's message needs, about, without walking its arrays: the memory the batch
+/// holds, capped at 16 bytes per cell. The cap matters for a slice, whose arrays report the
+/// whole buffers they point into (a 1-row slice of a large batch would otherwise allocate, and
+/// fault in, megabytes per message); a message that outgrows the estimate grows its buffer.
 fn message_capacity(batch: &RecordBatch) -> usize {
-    let data: usize = batch
-        .columns()
-        .iter()
-        .map(|column| {
-            let data = column.to_data();
-            data.get_slice_memory_size()
-                .unwrap_or_else(|_| column.get_array_memory_size())
-        })
-        .sum();
-    data + MESSAGE_OVERHEAD
+    let cells = batch.num_rows().saturating_mul(batch.num_columns());
+    batch
+        .get_array_memory_size()
+        .min(cells.saturating_mul(16))
+        .saturating_add(MESSAGE_OVERHEAD)
 }
 
 /// Whether a decoder validates what it reads.
