@@ -228,7 +228,8 @@ impl Plugin {
         &self.what
     }
 
-    pub(crate) fn expect(&self, kind: PluginKind) -> Result<()> {
+    /// Refuses a plugin of another kind than `kind` (`WrongKind`, naming both).
+    pub fn expect(&self, kind: PluginKind) -> Result<()> {
         if self.info.kind == kind {
             Ok(())
         } else {

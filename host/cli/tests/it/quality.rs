@@ -226,3 +226,40 @@ impl Workdir {
             .then(|| self.snapshots())
     }
 }
+
+#[test]
+fn a_check_plugin_that_traps_fails_the_run_and_leaves_nothing() {
+    let plugin = ldp_builtin_plugins::testing::component_path("custom-check");
+    let extra = format!(
+        r#",
+        {{"check": "{}", "config": {{"column": "fare", "max": 100, "panic": true}}}}"#,
+        plugin.display()
+    );
+    let work = Workdir::new(&config("fail", &extra));
+    let out = work.run(&[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("quality check #8 (plugin ") && err.contains("crashed"),
+        "{err}"
+    );
+    assert_eq!(work.snapshots_or_none(), None, "the table is not created");
+    assert!(work.data_files().is_empty(), "no data file is left");
+
+    // A plugin of another kind is refused before anything is read.
+    let source = ldp_builtin_plugins::testing::component_path("hostile-trap");
+    let wrong = format!(
+        r#",
+        {{"check": "{}"}}"#,
+        source.display()
+    );
+    let work = Workdir::new(&config("fail", &wrong));
+    let out = work.run(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("a check plugin is needed here"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!work.path("warehouse/demo/rides").exists());
+}

@@ -13,7 +13,9 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use ldp_config::paths::PathContext;
 use ldp_config::{Check, Config, OnFailure};
-use ldp_plugin_runtime::{CheckContext, CheckResult, CheckStream, Plugin, Runtime, Sandbox};
+use ldp_plugin_runtime::{
+    CheckContext, CheckResult, CheckStream, Plugin, PluginKind, Runtime, Sandbox,
+};
 
 use super::report::QualityReport;
 use crate::error::{Error, Result};
@@ -195,7 +197,7 @@ impl Member {
 }
 
 /// Loads a check plugin file named by the config, relative to the config's folder, and refuses
-/// it when its sha256 is not the one the config pins.
+/// it when it is not a check plugin or its sha256 is not the one the config pins.
 fn load_file(
     config: &Config,
     path: &str,
@@ -215,10 +217,13 @@ fn load_file(
             ),
         });
     }
-    let plugin = runtime.load_file(&file).map_err(|source| Error::Check {
-        what: what.to_string(),
-        source,
-    })?;
+    let plugin = runtime
+        .load_file(&file)
+        .and_then(|plugin| plugin.expect(PluginKind::Check).map(|()| plugin))
+        .map_err(|source| Error::Check {
+            what: what.to_string(),
+            source,
+        })?;
     if let Some(expected) = sha256
         && plugin.sha256() != expected
     {

@@ -1,6 +1,7 @@
 //! A third-party check as a test plugin: `{"column": C, "max": M}` gives two verdicts, the rows
 //! it saw (always passes, reports the host's source row count) and whether every value of the
-//! float column C is at most M.
+//! float column C is at most M. With `"panic": true` it panics (traps) on its first batch, for
+//! the tests of a check plugin that fails mid-stream.
 
 use ldp_plugin_sdk::arrow_array::{Array, Float64Array};
 use ldp_plugin_sdk::prelude::*;
@@ -11,6 +12,7 @@ struct MaxValue {
     max: f64,
     rows: u64,
     over: u64,
+    panic: bool,
 }
 
 impl Check for MaxValue {
@@ -35,10 +37,12 @@ impl Check for MaxValue {
             max,
             rows: 0,
             over: 0,
+            panic: config["panic"].as_bool().unwrap_or(false),
         })
     }
 
     fn push(&mut self, batch: &RecordBatch) -> Result<(), PluginError> {
+        assert!(!self.panic, "custom_check was told to panic");
         self.rows += batch.num_rows() as u64;
         if let Some(values) = self
             .column
