@@ -7,11 +7,11 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
+use arrow_schema::{Schema, SchemaRef};
 use ldp_catalog::{Catalog, Mode};
 use ldp_config::{Config, OnFailure, WriteMode};
 use ldp_plugin_runtime::{CheckContext, Plugin, Runtime, RuntimeError};
-use ldp_table::{Append, DataWriter, Overwrite, RetryPolicy, Table, WriterOptions};
+use ldp_table::{Append, DataWriter, Evolution, Overwrite, RetryPolicy, Table, WriterOptions};
 
 use crate::error::{Error, Result};
 use crate::lock::TableLock;
@@ -206,6 +206,7 @@ impl Pipeline {
             Err(e) => return Err(e.into()),
         };
         let mut writer: Option<DataWriter> = None;
+        let mut evolution: Option<Evolution> = None;
         let mut rows_read = 0u64;
         for message in receiver.iter() {
             if options.cancelled() {
@@ -238,7 +239,15 @@ impl Pipeline {
                         }
                     };
                     let t = table.insert(t);
-                    writer.insert(DataWriter::new(t, &options.writer)?)
+                    let schema = match (*created, self.evolution(t, &batch.schema())?) {
+                        (false, Some(e)) => {
+                            let schema = Arc::new(e.schema.clone());
+                            evolution = Some(e);
+                            schema
+                        }
+                        _ => t.schema().clone(),
+                    };
+                    writer.insert(DataWriter::with_schema(t, schema, &options.writer)?)
                 }
             };
             w.write(&batch)?;
@@ -278,11 +287,24 @@ impl Pipeline {
         let (Some(mut table), Some(files)) = (table, files) else {
             return Err(ldp_table::Error::EmptyInput.into());
         };
+        let schema = evolution.map(|e| e.schema);
         let committed = match mode {
-            WriteMode::Overwrite => Overwrite::new(files).commit(catalog, &mut table),
-            _ => Append::new(files)
-                .retry(RetryPolicy::direct_append())
-                .commit(catalog, &mut table),
+            WriteMode::Overwrite => {
+                let overwrite = Overwrite::new(files);
+                match schema {
+                    Some(schema) => overwrite.schema(schema),
+                    None => overwrite,
+                }
+                .commit(catalog, &mut table)
+            }
+            _ => {
+                let append = Append::new(files).retry(RetryPolicy::direct_append());
+                match schema {
+                    Some(schema) => append.schema(schema),
+                    None => append,
+                }
+                .commit(catalog, &mut table)
+            }
         }?;
         Ok((
             rows_read,
@@ -300,6 +322,31 @@ impl Pipeline {
             },
             quality,
         ))
+    }
+
+    /// How the table's schema must change for `data` (§4.1 `schema_evolution`): new columns
+    /// added as optional and `int`/`float` widened, in the same commit as the data; with
+    /// `schema_evolution: false` new columns fail the run, naming them.
+    fn evolution(&self, table: &Table, data: &Schema) -> Result<Option<Evolution>> {
+        let identifier = table.identifier();
+        if !self.config.target().schema_evolution {
+            ldp_table::refuse_new_columns(identifier, table.schema(), data)?;
+            return Ok(None);
+        }
+        let evolution = ldp_table::evolve(
+            identifier,
+            table.schema(),
+            table.metadata().last_column_id(),
+            data,
+        )?;
+        if let Some(e) = &evolution {
+            tracing::info!(
+                "evolving the schema of {identifier}: new columns [{}], widened [{}]",
+                quoted(&e.added),
+                quoted(&e.widened)
+            );
+        }
+        Ok(evolution)
     }
 
     /// Creates the target table from the first batch's schema; another writer creating it first
@@ -340,6 +387,15 @@ impl Pipeline {
             Err(e) => tracing::warn!("cannot drop the empty table {}: {e}", t.identifier()),
         }
     }
+}
+
+/// `'a', 'b'`.
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The source thread: opens the plugin and sends its schema and batches until the end, an

@@ -33,6 +33,7 @@ pub struct Append {
     files: DataFiles,
     properties: BTreeMap<String, String>,
     allow_empty: bool,
+    schema: Option<iceberg::spec::Schema>,
     retry: RetryPolicy,
 }
 
@@ -43,6 +44,7 @@ impl Append {
             files,
             properties: BTreeMap::new(),
             allow_empty: false,
+            schema: None,
             retry: RetryPolicy::direct_append(),
         }
     }
@@ -72,6 +74,13 @@ impl Append {
         self
     }
 
+    /// Makes `schema` (an [`Evolution`](crate::Evolution)'s, which the data files were written
+    /// with) the table's current schema in the same commit.
+    pub fn schema(mut self, schema: iceberg::spec::Schema) -> Append {
+        self.schema = Some(schema);
+        self
+    }
+
     /// Commits; `table` is moved to the new metadata. On failure the data files and every
     /// file staged for the snapshot are deleted and the table is left as it was.
     pub fn commit(self, catalog: &Catalog, table: &mut Table) -> Result<CommitResult> {
@@ -79,6 +88,7 @@ impl Append {
             mut files,
             properties,
             allow_empty,
+            schema,
             retry,
         } = self;
         if files.record_count() == 0 && !allow_empty {
@@ -97,6 +107,7 @@ impl Append {
                     deleted: Vec::new(),
                     kept,
                     properties: &properties,
+                    schema: schema.as_ref(),
                 },
             )
         })?;

@@ -238,6 +238,7 @@ mod tests {
                     deleted: Vec::new(),
                     kept: Vec::new(),
                     properties: &properties,
+                    schema: None,
                 },
             )
         })

@@ -49,6 +49,7 @@
 mod append;
 mod commit;
 mod error;
+pub mod evolve;
 mod files;
 pub mod location;
 mod overwrite;
@@ -61,6 +62,7 @@ mod writer;
 pub use append::Append;
 pub use commit::{CommitResult, RetryPolicy};
 pub use error::{Error, ErrorKind, Result};
+pub use evolve::{Evolution, evolve, new_columns, refuse_new_columns};
 pub use overwrite::Overwrite;
 pub use read::{SnapshotInfo, civil_from_days, utc_millis_text};
 pub use table::{TOTAL_RECORDS, Table};

@@ -21,6 +21,7 @@ pub struct Overwrite {
     files: DataFiles,
     properties: BTreeMap<String, String>,
     allow_empty: bool,
+    schema: Option<iceberg::spec::Schema>,
 }
 
 impl Overwrite {
@@ -30,6 +31,7 @@ impl Overwrite {
             files,
             properties: BTreeMap::new(),
             allow_empty: false,
+            schema: None,
         }
     }
 
@@ -55,6 +57,13 @@ impl Overwrite {
         self
     }
 
+    /// Makes `schema` (an [`Evolution`](crate::Evolution)'s, which the data files were written
+    /// with) the table's current schema in the same commit.
+    pub fn schema(mut self, schema: iceberg::spec::Schema) -> Overwrite {
+        self.schema = Some(schema);
+        self
+    }
+
     /// Commits; `table` is moved to the new metadata. On failure every file written is deleted
     /// and the table is left as it was.
     pub fn commit(self, catalog: &Catalog, table: &mut Table) -> Result<CommitResult> {
@@ -62,6 +71,7 @@ impl Overwrite {
             mut files,
             properties,
             allow_empty,
+            schema,
         } = self;
         if files.record_count() == 0 && !allow_empty {
             return Err(Error::EmptyInput);
@@ -83,6 +93,7 @@ impl Overwrite {
                         deleted: Vec::new(),
                         kept: manifests,
                         properties: &properties,
+                        schema: schema.as_ref(),
                     }
                 } else {
                     if !base
@@ -100,6 +111,7 @@ impl Overwrite {
                         deleted: base.live_entries(&manifests, ManifestContentType::Data)?,
                         kept: Vec::new(),
                         properties: &properties,
+                        schema: schema.as_ref(),
                     }
                 };
                 produce(base, plan)

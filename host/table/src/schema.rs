@@ -11,7 +11,8 @@
 //! table's type when no value changes meaning: integers widen (`int` → `long` only when the
 //! table column is `long`), floats widen, timestamps and times change unit, string and binary
 //! encodings (large, view, dictionary) are unified. A table column missing from the batch is
-//! written as nulls; a batch column missing from the table is an error.
+//! written as nulls; a batch column missing from the table is an error (a run evolves the
+//! table's schema first, see [`crate::evolve`]).
 
 use std::sync::Arc;
 
@@ -51,7 +52,7 @@ fn normalise_field(table: &str, field: &Field, path: &str) -> Result<Field> {
     Ok(Field::new(field.name(), data_type, true))
 }
 
-fn normalise_type(table: &str, data_type: &DataType, path: &str) -> Result<DataType> {
+pub(crate) fn normalise_type(table: &str, data_type: &DataType, path: &str) -> Result<DataType> {
     Ok(match data_type {
         DataType::Timestamp(_, None) => DataType::Timestamp(TimeUnit::Microsecond, None),
         DataType::Timestamp(_, Some(_)) => {
@@ -126,7 +127,7 @@ pub fn conform_batch(table: &str, batch: &RecordBatch, target: &SchemaRef) -> Re
             return Err(Error::schema(
                 table,
                 format!(
-                    "column '{}' is not in the table (table columns: {}); schema evolution is not supported by this writer",
+                    "column '{}' is not in the table (table columns: {}); evolve the table's schema first (ldp_table::evolve)",
                     field.name(),
                     column_names(target.fields())
                 ),

@@ -11,10 +11,12 @@
 //! Every file written is tracked in a [`Staged`]; unless the commit succeeds, they are deleted.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use iceberg::spec::{
     DataFile, FormatVersion, MAIN_BRANCH, ManifestEntry, ManifestFile, ManifestListWriter,
-    ManifestWriterBuilder, Operation, Snapshot, SnapshotSummaryCollector, Summary, TableMetadata,
+    ManifestWriterBuilder, Operation, Schema, Snapshot, SnapshotSummaryCollector, Summary,
+    TableMetadata,
 };
 use uuid::Uuid;
 
@@ -60,6 +62,9 @@ pub(crate) struct SnapshotPlan<'a> {
     pub kept: Vec<ManifestFile>,
     /// Extra summary properties (`ldp.*`, ...).
     pub properties: &'a BTreeMap<String, String>,
+    /// A schema evolved for the data (new columns, widened types), made current in the same
+    /// metadata as the snapshot.
+    pub schema: Option<&'a Schema>,
 }
 
 /// A snapshot written to disk but not committed yet; its files are deleted on drop unless
@@ -107,7 +112,22 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
     let commit_uuid = Uuid::new_v4();
     let sequence_number = metadata.next_sequence_number();
     let parent = metadata.current_snapshot_id();
-    let schema = metadata.current_schema().clone();
+    if let Some(evolved) = plan.schema
+        && !crate::evolve::still_fits(metadata.current_schema(), evolved)
+    {
+        return Err(Error::schema(
+            table,
+            "the table's schema changed while this run was writing (another writer added columns); \
+             nothing was committed: run again",
+        ));
+    }
+    let schema =
+        match plan.schema {
+            Some(evolved) => Arc::new(schema_in(metadata, evolved).map_err(|source| {
+                Error::iceberg(table, "cannot build the evolved schema", source)
+            })?),
+            None => metadata.current_schema().clone(),
+        };
     let spec = metadata.default_partition_spec().as_ref().clone();
     let location = metadata.location();
 
@@ -215,11 +235,17 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
         .with_timestamp_ms(now_ms())
         .with_manifest_list(list_path.clone())
         .with_summary(summary)
-        .with_schema_id(metadata.current_schema_id())
+        .with_schema_id(schema.schema_id())
         .build();
-    let next = metadata
+    let mut builder = metadata
         .clone()
-        .into_builder(Some(base.metadata_location().to_string()))
+        .into_builder(Some(base.metadata_location().to_string()));
+    if plan.schema.is_some() && schema.schema_id() != metadata.current_schema_id() {
+        builder = builder
+            .add_current_schema(schema.as_ref().clone())
+            .map_err(|source| Error::iceberg(table, "cannot add the evolved schema", source))?;
+    }
+    let next = builder
         .set_branch_snapshot(snapshot, MAIN_BRANCH)
         .and_then(|builder| builder.build())
         .map_err(|source| {
@@ -239,6 +265,34 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
         snapshot_id,
         files,
     })
+}
+
+/// `schema` with the id the metadata gives it: an identical schema's id, else one above the
+/// highest (as the metadata builder assigns it, so the snapshot names the schema it gets).
+fn schema_in(metadata: &TableMetadata, schema: &Schema) -> iceberg::Result<Schema> {
+    let same = |other: &Schema| {
+        other.as_struct() == schema.as_struct()
+            && other
+                .identifier_field_ids()
+                .eq(schema.identifier_field_ids())
+    };
+    let id = metadata
+        .schemas_iter()
+        .find(|s| same(s))
+        .map(|s| s.schema_id())
+        .unwrap_or_else(|| {
+            metadata
+                .schemas_iter()
+                .map(|s| s.schema_id())
+                .max()
+                .unwrap_or(metadata.current_schema_id())
+                + 1
+        });
+    Schema::builder()
+        .with_schema_id(id)
+        .with_fields(schema.as_struct().fields().to_vec())
+        .with_identifier_field_ids(schema.identifier_field_ids())
+        .build()
 }
 
 fn output(base: &Table, path: &str) -> Result<iceberg::io::OutputFile> {

@@ -91,6 +91,16 @@ impl DataWriter {
     /// A writer for `table`'s current schema and default partition spec (which must be
     /// unpartitioned).
     pub fn new(table: &Table, options: &WriterOptions) -> Result<DataWriter> {
+        DataWriter::with_schema(table, table.schema().clone(), options)
+    }
+
+    /// A writer for `table` that writes with `schema`: an [`Evolution`](crate::Evolution) of the
+    /// table's current schema, which the commit then makes current (`Append::schema`).
+    pub fn with_schema(
+        table: &Table,
+        schema: IcebergSchemaRef,
+        options: &WriterOptions,
+    ) -> Result<DataWriter> {
         let identifier = table.identifier().to_string();
         if !table.metadata().default_partition_spec().is_unpartitioned() {
             return Err(Error::unsupported(
@@ -98,8 +108,7 @@ impl DataWriter {
                 "the table is partitioned; this writer only writes unpartitioned tables yet",
             ));
         }
-        let schema: IcebergSchemaRef = table.schema().clone();
-        let arrow_schema = table.arrow_schema()?;
+        let arrow_schema = crate::schema::arrow_schema(&identifier, &schema)?;
         let row_group_bytes = usize::try_from(options.row_group_bytes.max(1)).unwrap_or(usize::MAX);
         let zstd = ZstdLevel::try_new(1).map_err(|source| Error::Parquet {
             table: identifier.clone(),

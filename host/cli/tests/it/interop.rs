@@ -13,7 +13,7 @@ use super::{ldp, rides, stderr, stdout};
 const SETUP: &str =
     "run: python3 -m venv .venv && .venv/bin/pip install 'pyiceberg[sql-sqlite,pyarrow]==0.12.0'";
 
-fn python() -> PathBuf {
+pub(super) fn python() -> PathBuf {
     if let Some(python) = std::env::var_os("LDP_PYTHON") {
         return PathBuf::from(python);
     }

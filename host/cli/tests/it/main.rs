@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod evolution;
 mod interop;
 mod quality;
 mod tables;
