@@ -9,9 +9,12 @@ use std::time::Instant;
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use ldp_catalog::{Catalog, Mode};
-use ldp_config::{Config, OnFailure, WriteMode};
+use ldp_config::{Config, OnFailure, Transform as ConfigTransform, WriteMode};
 use ldp_plugin_runtime::{CheckContext, Plugin, Runtime, RuntimeError};
-use ldp_table::{Append, DataWriter, Evolution, Overwrite, RetryPolicy, Table, WriterOptions};
+use ldp_table::{
+    Append, DataWriter, Evolution, Overwrite, PartitionColumn, RetryPolicy, Table, Transform,
+    WriterOptions,
+};
 
 use crate::error::{Error, Result};
 use crate::lock::TableLock;
@@ -79,15 +82,6 @@ impl Pipeline {
     /// The config is invalid, its route is not one this build runs, or its source file is missing.
     pub fn open(config: Config) -> Result<Pipeline> {
         crate::routes::check(&config)?;
-        // Refused rather than ignored: a table created without its partition spec (which only a
-        // create sets) would be worse than no run.
-        if !config.target().partition_by.is_empty() {
-            return Err(Error::Unsupported {
-                message: "metadata.target.partition_by: partitioned tables are not available in this ldp yet; \
-                          remove partition_by to load an unpartitioned table"
-                    .into(),
-            });
-        }
         let target = TargetTable::resolve(&config, config.target())?;
         let source = SourceSpec::resolve(&config)?;
         Ok(Pipeline {
@@ -353,7 +347,15 @@ impl Pipeline {
     /// is fine. Returns the table and whether this run created it.
     fn create_table(&self, catalog: &Catalog, schema: &SchemaRef) -> Result<(Table, bool)> {
         let t = &self.target;
-        match Table::create(catalog, &t.namespace, &t.name, schema, &t.location) {
+        let partition = partition_columns(&self.config);
+        match Table::create_partitioned(
+            catalog,
+            &t.namespace,
+            &t.name,
+            schema,
+            &partition,
+            &t.location,
+        ) {
             Ok(table) => {
                 tracing::info!(table = %t.identifier(), "created the table");
                 Ok((table, true))
@@ -387,6 +389,28 @@ impl Pipeline {
             Err(e) => tracing::warn!("cannot drop the empty table {}: {e}", t.identifier()),
         }
     }
+}
+
+/// The target's `partition_by` as the table layer's partition columns.
+fn partition_columns(config: &Config) -> Vec<PartitionColumn> {
+    config
+        .target()
+        .partition_by
+        .iter()
+        .map(|field| PartitionColumn {
+            column: field.column.clone(),
+            transform: match field.transform {
+                ConfigTransform::Identity => Transform::Identity,
+                ConfigTransform::Year => Transform::Year,
+                ConfigTransform::Month => Transform::Month,
+                ConfigTransform::Day => Transform::Day,
+                ConfigTransform::Hour => Transform::Hour,
+                ConfigTransform::Bucket(n) => Transform::Bucket(n),
+                ConfigTransform::Truncate(w) => Transform::Truncate(w),
+            },
+            name: field.name.clone(),
+        })
+        .collect()
 }
 
 /// `'a', 'b'`.

@@ -53,6 +53,7 @@ pub mod evolve;
 mod files;
 pub mod location;
 mod overwrite;
+mod partition;
 mod read;
 pub mod schema;
 mod snapshot;
@@ -63,7 +64,9 @@ pub use append::Append;
 pub use commit::{CommitResult, RetryPolicy};
 pub use error::{Error, ErrorKind, Result};
 pub use evolve::{Evolution, evolve, new_columns, refuse_new_columns};
+pub use iceberg::spec::Transform;
 pub use overwrite::Overwrite;
+pub use partition::PartitionColumn;
 pub use read::{SnapshotInfo, civil_from_days, utc_millis_text};
 pub use table::{TOTAL_RECORDS, Table};
 pub use writer::{

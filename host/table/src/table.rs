@@ -7,14 +7,15 @@ use std::path::Path;
 use arrow_schema::{Schema as ArrowSchema, SchemaRef};
 use iceberg::io::FileIO;
 use iceberg::spec::{
-    FormatVersion, PartitionSpec, SchemaRef as IcebergSchemaRef, SnapshotRef, SortOrder,
-    TableMetadata, TableMetadataBuilder,
+    FormatVersion, SchemaRef as IcebergSchemaRef, SnapshotRef, SortOrder, TableMetadata,
+    TableMetadataBuilder,
 };
 use ldp_catalog::{Catalog, ErrorKind as CatalogErrorKind, qualified};
 
 use crate::error::{Error, Result};
 use crate::files::{block_on, delete, write_new};
 use crate::location::{file_uri, next_metadata_file};
+use crate::partition::{PartitionColumn, unbound_spec};
 use crate::schema::{arrow_schema, iceberg_schema};
 
 /// The summary key of a snapshot's row count.
@@ -97,6 +98,23 @@ impl Table {
         schema: &ArrowSchema,
         location: &Path,
     ) -> Result<Table> {
+        Table::create_partitioned(catalog, namespace, name, schema, &[], location)
+    }
+
+    /// As [`Table::create`], partitioned by `partition` (unpartitioned when it is empty).
+    ///
+    /// # Errors
+    ///
+    /// As [`Table::create`], and a partition column that is not in `schema` or a transform that
+    /// cannot apply to its type.
+    pub fn create_partitioned(
+        catalog: &Catalog,
+        namespace: &str,
+        name: &str,
+        schema: &ArrowSchema,
+        partition: &[PartitionColumn],
+        location: &Path,
+    ) -> Result<Table> {
         let identifier = qualified(namespace, name);
         if !location.is_absolute() {
             return Err(Error::unsupported(
@@ -115,10 +133,11 @@ impl Table {
             .into());
         }
         let iceberg_schema = iceberg_schema(&identifier, schema)?;
+        let spec = unbound_spec(&identifier, &iceberg_schema, partition)?;
         let location_uri = file_uri(location);
         let metadata = TableMetadataBuilder::new(
             iceberg_schema,
-            PartitionSpec::unpartition_spec(),
+            spec,
             SortOrder::unsorted_order(),
             location_uri.clone(),
             FormatVersion::V2,

@@ -13,10 +13,13 @@
 //! committed are deleted: by [`DataWriter::abort`] / [`DataFiles::abort`], or when either is
 //! dropped.
 
+use std::collections::HashMap;
+
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
+use iceberg::arrow::RecordBatchPartitionSplitter;
 use iceberg::io::FileIO;
-use iceberg::spec::{DataFile, SchemaRef as IcebergSchemaRef};
+use iceberg::spec::{DataFile, SchemaRef as IcebergSchemaRef, Struct};
 use iceberg::writer::CurrentFileStatus;
 use iceberg::writer::file_writer::{
     FileWriter, FileWriterBuilder, ParquetWriter, ParquetWriterBuilder,
@@ -70,7 +73,10 @@ pub struct DataWriter {
     target_file_size: usize,
     write_uuid: Uuid,
     next_task: u64,
-    current: Option<ParquetWriter>,
+    /// Splits batches by partition; `None` for an unpartitioned table.
+    splitter: Option<RecordBatchPartitionSplitter>,
+    /// The open file of each partition (`None`: the table is unpartitioned), and its path.
+    open: HashMap<Option<Struct>, (ParquetWriter, String)>,
     closed: Vec<DataFile>,
     created: Vec<String>,
     rows: u64,
@@ -102,12 +108,20 @@ impl DataWriter {
         options: &WriterOptions,
     ) -> Result<DataWriter> {
         let identifier = table.identifier().to_string();
-        if !table.metadata().default_partition_spec().is_unpartitioned() {
-            return Err(Error::unsupported(
-                &identifier,
-                "the table is partitioned; this writer only writes unpartitioned tables yet",
-            ));
-        }
+        let spec = table.metadata().default_partition_spec();
+        let splitter = if spec.is_unpartitioned() {
+            None
+        } else {
+            Some(
+                RecordBatchPartitionSplitter::try_new_with_computed_values(
+                    schema.clone(),
+                    spec.clone(),
+                )
+                .map_err(|source| {
+                    Error::iceberg(&identifier, "cannot compute the partition values", source)
+                })?,
+            )
+        };
         let arrow_schema = crate::schema::arrow_schema(&identifier, &schema)?;
         let row_group_bytes = usize::try_from(options.row_group_bytes.max(1)).unwrap_or(usize::MAX);
         let zstd = ZstdLevel::try_new(1).map_err(|source| Error::Parquet {
@@ -131,7 +145,8 @@ impl DataWriter {
                 .unwrap_or(usize::MAX),
             write_uuid: Uuid::new_v4(),
             next_task: 0,
-            current: None,
+            splitter,
+            open: HashMap::new(),
             closed: Vec::new(),
             created: Vec::new(),
             rows: 0,
@@ -147,24 +162,37 @@ impl DataWriter {
             return Ok(());
         }
         let batch = conform_batch(&self.table, batch, &self.arrow_schema)?;
-        let mut offset = 0;
-        while offset < batch.num_rows() {
-            let length = SLICE_ROWS.min(batch.num_rows() - offset);
-            self.write_slice(&batch.slice(offset, length))?;
-            offset += length;
+        let parts = match &self.splitter {
+            None => vec![(None, batch)],
+            Some(splitter) => splitter
+                .split(&batch)
+                .map_err(|source| {
+                    Error::iceberg(&self.table, "cannot compute the partition values", source)
+                })?
+                .into_iter()
+                .map(|(key, part)| (Some(key.data().clone()), part))
+                .collect(),
+        };
+        for (partition, part) in parts {
+            let mut offset = 0;
+            while offset < part.num_rows() {
+                let length = SLICE_ROWS.min(part.num_rows() - offset);
+                self.write_slice(&partition, &part.slice(offset, length))?;
+                offset += length;
+            }
         }
         Ok(())
     }
 
-    fn write_slice(&mut self, slice: &RecordBatch) -> Result<()> {
+    fn write_slice(&mut self, partition: &Option<Struct>, slice: &RecordBatch) -> Result<()> {
         if self
-            .current
-            .as_ref()
-            .is_some_and(|w| w.current_written_size() >= self.target_file_size)
+            .open
+            .get(partition)
+            .is_some_and(|(w, _)| w.current_written_size() >= self.target_file_size)
         {
-            self.close_current()?;
+            self.close(partition)?;
         }
-        if self.current.is_none() {
+        if !self.open.contains_key(partition) {
             let path = data_file(&self.location, self.next_task, &self.write_uuid);
             self.next_task += 1;
             let output = self.file_io.new_output(&path).map_err(|source| {
@@ -182,13 +210,12 @@ impl DataWriter {
                     source,
                 )
             })?;
-            self.current = Some(writer);
+            self.open.insert(partition.clone(), (writer, path));
         }
-        let Some(writer) = self.current.as_mut() else {
+        let Some((writer, path)) = self.open.get_mut(partition) else {
             return Ok(());
         };
         block_on(writer.write(slice)).map_err(|source| {
-            let path = self.created.last().cloned().unwrap_or_default();
             Error::iceberg(
                 &self.table,
                 format!("cannot write the data file {path}"),
@@ -199,11 +226,11 @@ impl DataWriter {
         Ok(())
     }
 
-    fn close_current(&mut self) -> Result<()> {
-        let Some(writer) = self.current.take() else {
+    /// Closes the open file of `partition`, describing it with its partition values.
+    fn close(&mut self, partition: &Option<Struct>) -> Result<()> {
+        let Some((writer, path)) = self.open.remove(partition) else {
             return Ok(());
         };
-        let path = writer.current_file_path();
         let builders = block_on(writer.close()).map_err(|source| {
             Error::iceberg(
                 &self.table,
@@ -212,15 +239,16 @@ impl DataWriter {
             )
         })?;
         for mut builder in builders {
-            let file = builder
-                .partition_spec_id(self.spec_id)
-                .build()
-                .map_err(|e| {
-                    Error::corrupt(
-                        &self.table,
-                        format!("cannot describe the data file {path}: {e}"),
-                    )
-                })?;
+            builder.partition_spec_id(self.spec_id);
+            if let Some(values) = partition {
+                builder.partition(values.clone());
+            }
+            let file = builder.build().map_err(|e| {
+                Error::corrupt(
+                    &self.table,
+                    format!("cannot describe the data file {path}: {e}"),
+                )
+            })?;
             self.closed.push(file);
         }
         Ok(())
@@ -233,7 +261,10 @@ impl DataWriter {
 
     /// Closes the last file and hands back every file written (none when no row was written).
     pub fn finish(mut self) -> Result<DataFiles> {
-        self.close_current()?;
+        let partitions: Vec<Option<Struct>> = self.open.keys().cloned().collect();
+        for partition in &partitions {
+            self.close(partition)?;
+        }
         self.finished = true;
         Ok(DataFiles {
             table: self.table.clone(),
@@ -249,7 +280,7 @@ impl DataWriter {
 
     fn discard(&mut self) {
         self.finished = true;
-        drop(self.current.take());
+        self.open.clear();
         delete_all(&self.table, self.created.iter().map(String::as_str));
     }
 }

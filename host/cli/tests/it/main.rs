@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 mod evolution;
 mod interop;
+mod partitions;
 mod quality;
 mod tables;
 

@@ -146,14 +146,18 @@ fn an_interrupted_run_writes_nothing() {
 }
 
 #[test]
-fn partitions_not_built_yet_are_refused_not_ignored() {
+fn a_partition_column_not_in_the_data_fails_naming_the_columns() {
     let (dir, config) = workdir(&rides_csv());
     let mut partitioned: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
     partitioned["metadata"]["target"]["partition_by"] =
-        serde_json::json!([{"column": "pickup_ts", "transform": "day"}]);
+        serde_json::json!([{"column": "dropoff_ts", "transform": "day"}]);
     std::fs::write(&config, partitioned.to_string()).unwrap();
-    let err = Pipeline::open(open_config(&config).unwrap()).unwrap_err();
-    assert!(err.to_string().contains("partition_by"), "{err}");
-    assert!(!dir.path().join("warehouse").exists());
+    let err = run(&config, None).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("partition column 'dropoff_ts' is not in the data; columns are ['ride_id'"),
+        "{err}"
+    );
+    assert!(!dir.path().join("warehouse/nyc/rides").exists());
 }
