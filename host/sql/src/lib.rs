@@ -33,6 +33,7 @@
 
 mod error;
 mod provider;
+mod pruning;
 mod session;
 
 pub use error::{Error, Result};

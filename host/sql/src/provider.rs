@@ -1,51 +1,52 @@
 //! One Iceberg snapshot as a DataFusion table: a listing table over the snapshot's live data
-//! files, with the schema the snapshot was written with.
+//! files that a query's filters may need (see [`crate::pruning`]), with the schema the snapshot
+//! was written with.
 
+use std::any::Any;
 use std::sync::Arc;
 
 use arrow_schema::{Field, Schema, SchemaRef};
-use datafusion::catalog::TableProvider;
+use datafusion::catalog::{Session as DfSession, TableProvider};
+use datafusion::datasource::TableType;
 use datafusion::datasource::empty::EmptyTable;
 use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
+use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::ExecutionPlan;
 use ldp_table::Table;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::pruning::{FileStats, keep};
 
 /// The table as of `snapshot` (default: its current snapshot) as a DataFusion table.
 ///
 /// The data files are the snapshot's live files from its manifests; columns are matched by name
-/// and a column a file lacks reads as nulls. A table without snapshots is an empty table with
-/// the table's schema.
+/// and a column a file lacks reads as nulls. A scan opens only the files whose column bounds
+/// may match its filters. A table without snapshots is an empty table with the table's schema.
 ///
 /// # Errors
 ///
 /// The snapshot does not exist, or the metadata, manifest list or manifests cannot be read.
 pub fn snapshot_provider(table: &Table, snapshot: Option<i64>) -> Result<Arc<dyn TableProvider>> {
-    let schema = plain_schema(&table.arrow_schema_at(snapshot)?);
-    let files = table.data_file_paths(snapshot)?;
+    let with_ids = table.arrow_schema_at(snapshot)?;
+    let schema = plain_schema(&with_ids);
+    let files: Vec<FileStats> = table
+        .data_files(snapshot)?
+        .iter()
+        .map(|file| FileStats::new(file, &with_ids))
+        .collect();
     if files.is_empty() {
         return Ok(Arc::new(EmptyTable::new(schema)));
     }
-    let urls = files
-        .iter()
-        .map(|uri| ListingTableUrl::parse(uri).map_err(Error::sql))
-        .collect::<Result<Vec<_>>>()?;
-    let options =
-        ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension(".parquet");
-    let config = ListingTableConfig::new_with_multi_paths(urls)
-        .with_listing_options(options)
-        .with_schema(schema);
-    let listing = ListingTable::try_new(config).map_err(Error::sql)?;
     tracing::debug!(
         table = table.identifier(),
         ?snapshot,
         files = files.len(),
         "registered a snapshot"
     );
-    Ok(Arc::new(listing))
+    Ok(Arc::new(SnapshotTable { schema, files }))
 }
 
 /// The schema without field metadata (`PARQUET:field_id`), so files written by other tools, whose
@@ -57,4 +58,68 @@ fn plain_schema(schema: &SchemaRef) -> SchemaRef {
         .map(|f| Field::new(f.name(), f.data_type().clone(), true))
         .collect();
     Arc::new(Schema::new(fields))
+}
+
+/// A snapshot's data files, pruned per scan.
+#[derive(Debug)]
+struct SnapshotTable {
+    schema: SchemaRef,
+    files: Vec<FileStats>,
+}
+
+impl SnapshotTable {
+    fn listing(&self, files: &[&FileStats]) -> datafusion::error::Result<ListingTable> {
+        let urls = files
+            .iter()
+            .map(|f| ListingTableUrl::parse(&f.uri))
+            .collect::<datafusion::error::Result<Vec<_>>>()?;
+        let options =
+            ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension(".parquet");
+        let config = ListingTableConfig::new_with_multi_paths(urls)
+            .with_listing_options(options)
+            .with_schema(self.schema.clone());
+        ListingTable::try_new(config)
+    }
+}
+
+#[async_trait::async_trait]
+impl TableProvider for SnapshotTable {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn table_type(&self) -> TableType {
+        TableType::Base
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> datafusion::error::Result<Vec<TableProviderFilterPushDown>> {
+        // Inexact: the filters choose files; DataFusion still filters their rows.
+        Ok(vec![TableProviderFilterPushDown::Inexact; filters.len()])
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn DfSession,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> datafusion::error::Result<Arc<dyn ExecutionPlan>> {
+        let kept = keep(&self.files, &self.schema, filters, state);
+        tracing::debug!(files = self.files.len(), kept = kept.len(), "pruned a scan");
+        if kept.is_empty() {
+            return EmptyTable::new(self.schema.clone())
+                .scan(state, projection, filters, limit)
+                .await;
+        }
+        self.listing(&kept)?
+            .scan(state, projection, filters, limit)
+            .await
+    }
 }

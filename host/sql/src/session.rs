@@ -5,7 +5,10 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use datafusion::catalog::MemorySchemaProvider;
+use datafusion::datasource::physical_plan::FileScanConfig;
+use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::context::{SQLOptions, SessionConfig, SessionContext};
+use datafusion::physical_plan::{ExecutionPlan, execute_stream};
 use datafusion::sql::TableReference;
 use futures_util::StreamExt;
 use ldp_table::Table;
@@ -56,6 +59,9 @@ pub struct QueryOutput {
     pub batches: Vec<RecordBatch>,
     /// Every row the query produced (rows past `max_rows` are counted, not kept).
     pub total_rows: u64,
+    /// Data files the query's scans open (after skipping the files whose column bounds exclude
+    /// its filters).
+    pub files_scanned: usize,
 }
 
 /// A DataFusion session: tables registered at a snapshot, queries that only read.
@@ -153,7 +159,13 @@ impl Session {
                 .await
                 .map_err(Error::sql)?;
             let schema: SchemaRef = Arc::new(frame.schema().as_arrow().clone());
-            let mut stream = frame.execute_stream().await.map_err(Error::execution)?;
+            let task = Arc::new(frame.task_ctx());
+            let plan = frame
+                .create_physical_plan()
+                .await
+                .map_err(Error::execution)?;
+            let files_scanned = files_in(plan.as_ref());
+            let mut stream = execute_stream(plan, task).map_err(Error::execution)?;
             let mut batches = Vec::new();
             let mut kept = 0usize;
             let mut total_rows = 0u64;
@@ -170,7 +182,22 @@ impl Session {
                 schema,
                 batches,
                 total_rows,
+                files_scanned,
             })
         })
     }
+}
+
+/// The data files the scans of `plan` open.
+fn files_in(plan: &dyn ExecutionPlan) -> usize {
+    let here = plan
+        .as_any()
+        .downcast_ref::<DataSourceExec>()
+        .and_then(|exec| exec.data_source().as_any().downcast_ref::<FileScanConfig>())
+        .map_or(0, |config| config.file_groups.iter().map(|g| g.len()).sum());
+    here + plan
+        .children()
+        .into_iter()
+        .map(|child| files_in(child.as_ref()))
+        .sum::<usize>()
 }

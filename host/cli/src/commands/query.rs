@@ -87,6 +87,7 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
             "rows": records,
             "row_count": out.total_rows,
             "truncated": out.total_rows > rows.len() as u64,
+            "files_scanned": out.files_scanned,
         });
         if tables.len() == 1 {
             doc["snapshot_id"] = json!(snapshot_read);

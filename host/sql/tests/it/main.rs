@@ -166,3 +166,80 @@ fn only_queries_run() {
     }
     assert_eq!(count(&session, "SELECT count(*) FROM rides"), 1);
 }
+
+/// Regression for issue 5's pruning: a filter on one day of a table partitioned by
+/// `day(pickup_ts)` opens that day's file only; a filter on `ride_id` uses the files' bounds.
+#[test]
+fn a_scan_opens_only_the_files_its_filters_may_need() {
+    use arrow_array::TimestampMicrosecondArray;
+    use ldp_table::{PartitionColumn, Transform};
+
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = dir.path().join("warehouse");
+    let catalog = Catalog::open(
+        ldp_catalog::catalog_file(&warehouse, "nyc"),
+        "nyc",
+        Mode::Create,
+    )
+    .unwrap();
+    const DAY_US: i64 = 86_400_000_000;
+    const JAN_1_2024_US: i64 = 1_704_067_200_000_000;
+    // 7 days x 3 rides; ride ids grow with the day.
+    let ids: Vec<i64> = (0..21).collect();
+    let times: Vec<i64> = ids
+        .iter()
+        .map(|i| JAN_1_2024_US + (i / 3) * DAY_US + (i % 3) * 3_600_000_000)
+        .collect();
+    let batch = RecordBatch::try_from_iter([
+        ("ride_id", Arc::new(Int64Array::from(ids)) as _),
+        (
+            "pickup_ts",
+            Arc::new(TimestampMicrosecondArray::from(times)) as _,
+        ),
+    ])
+    .unwrap();
+    let mut table = Table::create_partitioned(
+        &catalog,
+        "nyc",
+        "rides",
+        &batch.schema(),
+        &[PartitionColumn {
+            column: "pickup_ts".into(),
+            transform: Transform::Day,
+            name: None,
+        }],
+        &warehouse.join("nyc/rides"),
+    )
+    .unwrap();
+    let mut writer = DataWriter::new(&table, &WriterOptions::default()).unwrap();
+    writer.write(&batch).unwrap();
+    Append::new(writer.finish().unwrap())
+        .commit(&catalog, &mut table)
+        .unwrap();
+
+    let session = Session::new().unwrap();
+    session.register(&table, None, &names()).unwrap();
+    let run = |sql: &str| session.query(sql, 10).unwrap();
+    let all = run("SELECT count(*) FROM rides");
+    assert_eq!(all.files_scanned, 7);
+    let one_day = run(
+        "SELECT count(*) AS n FROM rides WHERE pickup_ts >= '2024-01-03T00:00:00' AND pickup_ts < '2024-01-04T00:00:00'",
+    );
+    assert_eq!(one_day.files_scanned, 1, "1 of 7 files");
+    assert_eq!(
+        one_day.batches[0]
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap()
+            .value(0),
+        3
+    );
+    let by_id = run("SELECT count(*) FROM rides WHERE ride_id > 17");
+    assert_eq!(
+        by_id.files_scanned, 1,
+        "ids 18..20 are in the last day's file"
+    );
+    let none = run("SELECT count(*) FROM rides WHERE ride_id > 100");
+    assert_eq!(none.files_scanned, 0);
+}
