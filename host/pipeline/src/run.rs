@@ -195,7 +195,10 @@ impl Pipeline {
         };
         let target = &self.target;
         let mut table = match Table::load(catalog, &target.namespace, &target.name) {
-            Ok(table) => Some(table),
+            Ok(table) => {
+                self.warn_if_spec_differs(&table);
+                Some(table)
+            }
             Err(e) if e.kind() == ldp_table::ErrorKind::NotFound => None,
             Err(e) => return Err(e.into()),
         };
@@ -316,6 +319,37 @@ impl Pipeline {
             },
             quality,
         ))
+    }
+
+    /// `partition_by` only applies when a run creates the table: say so when an existing table
+    /// has another spec (the reference's warning).
+    fn warn_if_spec_differs(&self, table: &Table) {
+        let wanted: Vec<(String, String)> = self
+            .config
+            .target()
+            .partition_by
+            .iter()
+            .map(|f| (f.column.clone(), f.transform.to_string()))
+            .collect();
+        if wanted.is_empty() {
+            return;
+        }
+        let actual = table.partition_columns();
+        if actual != wanted {
+            let show = |fields: &[(String, String)]| {
+                let items: Vec<String> = fields
+                    .iter()
+                    .map(|(c, t)| format!("('{c}', '{t}')"))
+                    .collect();
+                format!("[{}]", items.join(", "))
+            };
+            tracing::warn!(
+                "Iceberg table {} already exists with partition spec {}; partition_by {} only applies at creation",
+                table.identifier(),
+                show(&actual),
+                show(&wanted)
+            );
+        }
     }
 
     /// How the table's schema must change for `data` (§4.1 `schema_evolution`): new columns

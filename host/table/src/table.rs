@@ -236,6 +236,24 @@ impl Table {
         arrow_schema(&self.identifier, self.schema())
     }
 
+    /// The default partition spec as `(source column, transform)` pairs (`[]` when
+    /// unpartitioned), with transforms written as configs write them (`day`, `bucket[4]`).
+    pub fn partition_columns(&self) -> Vec<(String, String)> {
+        let schema = self.schema();
+        self.metadata
+            .default_partition_spec()
+            .fields()
+            .iter()
+            .map(|f| {
+                let column = schema
+                    .name_by_field_id(f.source_id)
+                    .unwrap_or_default()
+                    .to_string();
+                (column, f.transform.to_string())
+            })
+            .collect()
+    }
+
     /// The current snapshot of `main`, if any.
     pub fn current_snapshot(&self) -> Option<&SnapshotRef> {
         self.metadata.current_snapshot()

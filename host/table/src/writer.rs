@@ -6,7 +6,9 @@
 //! the Parquet footer (record count, file size, column sizes, value, null and NaN counts, lower
 //! and upper bounds). A file rolls over to the next once it reaches the target size; a row group
 //! is flushed once it holds [`WriterOptions::row_group_bytes`], so memory stays bounded
-//! whatever the input size.
+//! whatever the input size. On a partitioned table each batch is split by partition (iceberg-rust's
+//! transforms compute the values) and every partition has its own open file, at most
+//! `MAX_OPEN_FILES` (32) at once.
 //!
 //! [`DataWriter::finish`] hands back the written files as [`DataFiles`], which an
 //! [`Append`](crate::Append) or [`Overwrite`](crate::Overwrite) commits. Files that are never
@@ -43,6 +45,11 @@ pub const DEFAULT_ROW_GROUP_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Rows written per slice of an incoming batch: a file may roll over between slices.
 const SLICE_ROWS: usize = 64 * 1024;
+
+/// Files open at once on a partitioned table. Each holds a row group in memory, so a write that
+/// touches more partitions (hours over a year) closes the largest open file first: memory stays
+/// bounded at the price of more, smaller files.
+const MAX_OPEN_FILES: usize = 32;
 
 /// How a [`DataWriter`] writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +198,16 @@ impl DataWriter {
             .is_some_and(|(w, _)| w.current_written_size() >= self.target_file_size)
         {
             self.close(partition)?;
+        }
+        if !self.open.contains_key(partition) && self.open.len() >= MAX_OPEN_FILES {
+            let largest = self
+                .open
+                .iter()
+                .max_by_key(|(_, (w, _))| w.current_written_size())
+                .map(|(key, _)| key.clone());
+            if let Some(largest) = largest {
+                self.close(&largest)?;
+            }
         }
         if !self.open.contains_key(partition) {
             let path = data_file(&self.location, self.next_task, &self.write_uuid);

@@ -243,3 +243,54 @@ fn a_scan_opens_only_the_files_its_filters_may_need() {
     let none = run("SELECT count(*) FROM rides WHERE ride_id > 100");
     assert_eq!(none.files_scanned, 0);
 }
+
+/// More partitions than the writer keeps files open (32): every row is written, in at least one
+/// file per partition.
+#[test]
+fn many_partitions_are_written_with_a_bounded_number_of_open_files() {
+    use ldp_table::{PartitionColumn, Transform};
+
+    let dir = tempfile::tempdir().unwrap();
+    let warehouse = dir.path().join("warehouse");
+    let catalog = Catalog::open(
+        ldp_catalog::catalog_file(&warehouse, "nyc"),
+        "nyc",
+        Mode::Create,
+    )
+    .unwrap();
+    let ids: Vec<i64> = (0..100).collect();
+    let mut table = Table::create_partitioned(
+        &catalog,
+        "nyc",
+        "rides",
+        &batch(&ids).schema(),
+        &[PartitionColumn {
+            column: "ride_id".into(),
+            transform: Transform::Identity,
+            name: None,
+        }],
+        &warehouse.join("nyc/rides"),
+    )
+    .unwrap();
+    let mut writer = DataWriter::new(&table, &WriterOptions::default()).unwrap();
+    writer.write(&batch(&ids)).unwrap();
+    writer.write(&batch(&ids)).unwrap();
+    Append::new(writer.finish().unwrap())
+        .commit(&catalog, &mut table)
+        .unwrap();
+    let session = Session::new().unwrap();
+    session.register(&table, None, &names()).unwrap();
+    assert_eq!(count(&session, "SELECT count(*) FROM rides"), 200);
+    assert_eq!(
+        count(&session, "SELECT count(DISTINCT ride_id) FROM rides"),
+        100
+    );
+    let out = session
+        .query("SELECT count(*) FROM rides WHERE ride_id = 42", 1)
+        .unwrap();
+    assert!(
+        (1..=2).contains(&out.files_scanned),
+        "{}",
+        out.files_scanned
+    );
+}
