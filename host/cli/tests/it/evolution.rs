@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use super::interop::python;
-use super::{ldp, rides, stderr, stdout};
+use super::{ldp, stderr, stdout};
 
 fn config(evolution: bool) -> String {
     format!(
@@ -19,7 +19,7 @@ fn config(evolution: bool) -> String {
 
 /// The rides CSV with one more column, `name`, valued `f(i)` on line i.
 fn with_column(name: &str, f: impl Fn(usize) -> String) -> String {
-    let csv = std::fs::read_to_string(rides()).unwrap();
+    let csv = std::fs::read_to_string(super::rides()).unwrap();
     csv.lines()
         .enumerate()
         .map(|(i, line)| {
@@ -70,11 +70,8 @@ print(json.dumps({"rows": rows.num_rows, "columns": rows.column_names,
 
 #[test]
 fn a_new_column_is_added_in_the_same_commit_and_pyiceberg_reads_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = super::rides_workdir(&config(true));
     let d = dir.path();
-    std::fs::create_dir(d.join("data")).unwrap();
-    std::fs::copy(rides(), d.join("data/rides.csv")).unwrap();
-    std::fs::write(d.join("rides.json"), config(true)).unwrap();
     assert_eq!(run(d).status.code(), Some(0));
 
     std::fs::write(
@@ -122,11 +119,8 @@ fn a_new_column_is_added_in_the_same_commit_and_pyiceberg_reads_it() {
 
 #[test]
 fn without_schema_evolution_a_new_column_fails_the_run_and_names_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = super::rides_workdir(&config(false));
     let d = dir.path();
-    std::fs::create_dir(d.join("data")).unwrap();
-    std::fs::copy(rides(), d.join("data/rides.csv")).unwrap();
-    std::fs::write(d.join("rides.json"), config(false)).unwrap();
     assert_eq!(run(d).status.code(), Some(0));
     let files = data_files(&d.join("warehouse/nyc/rides/data"));
 

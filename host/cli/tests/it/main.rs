@@ -26,6 +26,15 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// A temporary folder with `data/rides.csv` (the example rides) and `rides.json` = `config`.
+fn rides_workdir(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    std::fs::copy(rides(), dir.path().join("data/rides.csv")).unwrap();
+    std::fs::write(dir.path().join("rides.json"), config).unwrap();
+    dir
+}
+
 fn rides() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/rides.csv")
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::interop::python;
-use super::{ldp, rides, stderr, stdout};
+use super::{ldp, stderr, stdout};
 
 const CONFIG: &str = r#"{"apiVersion": "ldp/v1", "identifier": "rides", "metadata": {
   "source": {"name": "rides", "format": "CSV", "path": "data/rides.csv"},
@@ -45,11 +45,8 @@ print(json.dumps({"files": files, "rows": t.scan().to_arrow().num_rows, "spec": 
 
 #[test]
 fn rows_are_split_by_partition_and_pyiceberg_agrees_on_every_value() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = super::rides_workdir(CONFIG);
     let d = dir.path();
-    std::fs::create_dir(d.join("data")).unwrap();
-    std::fs::copy(rides(), d.join("data/rides.csv")).unwrap();
-    std::fs::write(d.join("rides.json"), CONFIG).unwrap();
     let config = d.join("rides.json");
     let out = ldp(&["run", config.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

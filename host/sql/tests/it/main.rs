@@ -167,13 +167,13 @@ fn only_queries_run() {
     assert_eq!(count(&session, "SELECT count(*) FROM rides"), 1);
 }
 
-/// Regression for issue 5's pruning: a filter on one day of a table partitioned by
-/// `day(pickup_ts)` opens that day's file only; a filter on `ride_id` uses the files' bounds.
-#[test]
-fn a_scan_opens_only_the_files_its_filters_may_need() {
-    use arrow_array::TimestampMicrosecondArray;
-    use ldp_table::{PartitionColumn, Transform};
-
+/// A table partitioned by `transform(column)` holding `batches` (one commit), registered in a
+/// new session as `rides` and `nyc.rides`.
+fn partitioned(
+    column: &str,
+    transform: ldp_table::Transform,
+    batches: &[RecordBatch],
+) -> (tempfile::TempDir, Session) {
     let dir = tempfile::tempdir().unwrap();
     let warehouse = dir.path().join("warehouse");
     let catalog = Catalog::open(
@@ -182,6 +182,37 @@ fn a_scan_opens_only_the_files_its_filters_may_need() {
         Mode::Create,
     )
     .unwrap();
+    let mut table = Table::create_partitioned(
+        &catalog,
+        "nyc",
+        "rides",
+        &batches[0].schema(),
+        &[ldp_table::PartitionColumn {
+            column: column.into(),
+            transform,
+            name: None,
+        }],
+        &warehouse.join("nyc/rides"),
+    )
+    .unwrap();
+    let mut writer = DataWriter::new(&table, &WriterOptions::default()).unwrap();
+    for batch in batches {
+        writer.write(batch).unwrap();
+    }
+    Append::new(writer.finish().unwrap())
+        .commit(&catalog, &mut table)
+        .unwrap();
+    let session = Session::new().unwrap();
+    session.register(&table, None, &names()).unwrap();
+    (dir, session)
+}
+
+/// Regression for issue 5's pruning: a filter on one day of a table partitioned by
+/// `day(pickup_ts)` opens that day's file only; a filter on `ride_id` uses the files' bounds.
+#[test]
+fn a_scan_opens_only_the_files_its_filters_may_need() {
+    use arrow_array::TimestampMicrosecondArray;
+
     const DAY_US: i64 = 86_400_000_000;
     const JAN_1_2024_US: i64 = 1_704_067_200_000_000;
     // 7 days x 3 rides; ride ids grow with the day.
@@ -198,27 +229,7 @@ fn a_scan_opens_only_the_files_its_filters_may_need() {
         ),
     ])
     .unwrap();
-    let mut table = Table::create_partitioned(
-        &catalog,
-        "nyc",
-        "rides",
-        &batch.schema(),
-        &[PartitionColumn {
-            column: "pickup_ts".into(),
-            transform: Transform::Day,
-            name: None,
-        }],
-        &warehouse.join("nyc/rides"),
-    )
-    .unwrap();
-    let mut writer = DataWriter::new(&table, &WriterOptions::default()).unwrap();
-    writer.write(&batch).unwrap();
-    Append::new(writer.finish().unwrap())
-        .commit(&catalog, &mut table)
-        .unwrap();
-
-    let session = Session::new().unwrap();
-    session.register(&table, None, &names()).unwrap();
+    let (_dir, session) = partitioned("pickup_ts", ldp_table::Transform::Day, &[batch]);
     let run = |sql: &str| session.query(sql, 10).unwrap();
     let all = run("SELECT count(*) FROM rides");
     assert_eq!(all.files_scanned, 7);
@@ -248,38 +259,12 @@ fn a_scan_opens_only_the_files_its_filters_may_need() {
 /// file per partition.
 #[test]
 fn many_partitions_are_written_with_a_bounded_number_of_open_files() {
-    use ldp_table::{PartitionColumn, Transform};
-
-    let dir = tempfile::tempdir().unwrap();
-    let warehouse = dir.path().join("warehouse");
-    let catalog = Catalog::open(
-        ldp_catalog::catalog_file(&warehouse, "nyc"),
-        "nyc",
-        Mode::Create,
-    )
-    .unwrap();
     let ids: Vec<i64> = (0..100).collect();
-    let mut table = Table::create_partitioned(
-        &catalog,
-        "nyc",
-        "rides",
-        &batch(&ids).schema(),
-        &[PartitionColumn {
-            column: "ride_id".into(),
-            transform: Transform::Identity,
-            name: None,
-        }],
-        &warehouse.join("nyc/rides"),
-    )
-    .unwrap();
-    let mut writer = DataWriter::new(&table, &WriterOptions::default()).unwrap();
-    writer.write(&batch(&ids)).unwrap();
-    writer.write(&batch(&ids)).unwrap();
-    Append::new(writer.finish().unwrap())
-        .commit(&catalog, &mut table)
-        .unwrap();
-    let session = Session::new().unwrap();
-    session.register(&table, None, &names()).unwrap();
+    let (_dir, session) = partitioned(
+        "ride_id",
+        ldp_table::Transform::Identity,
+        &[batch(&ids), batch(&ids)],
+    );
     assert_eq!(count(&session, "SELECT count(*) FROM rides"), 200);
     assert_eq!(
         count(&session, "SELECT count(DISTINCT ride_id) FROM rides"),
