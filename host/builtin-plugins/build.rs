@@ -45,6 +45,7 @@ fn main() {
         "plugins/testing",
         "sdk/rust",
         "sdk/ipc",
+        "sdk/pyrepr",
         "wit",
     ] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());

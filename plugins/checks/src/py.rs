@@ -2,6 +2,7 @@
 //! (`1017`, `32.28`, `'NYC'`, `2024-01-07T23:52:09+00:00`, `{'a': 1, 'b': 'x'}`), and their JSON
 //! form in metrics (the reference's `to_jsonable`).
 
+pub use ldp_pyrepr::{py_float as float_repr, repr_str as str_repr};
 use serde_json::Value as Json;
 
 /// A scalar as the reference's checks see it (`as_py()` of an Arrow value).
@@ -156,81 +157,6 @@ pub fn rows(count: u64) -> String {
         "1 row".to_owned()
     } else {
         format!("{count} rows")
-    }
-}
-
-/// Python's `repr(str)`: single quotes unless the text has a single quote and no double quote.
-pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// Python's `repr(float)`: the shortest text that reads back, positional for exponents in
-/// -4..16 (with `.0` when whole), scientific otherwise (`1e+16`, `1e-05`); `nan`, `inf`, `-inf`.
-pub fn float_repr(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".to_owned();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf" } else { "-inf" }.to_owned();
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.to_owned();
-    }
-    // `{:e}` gives the shortest round-trip digits: "-2.088e8".
-    let sci = format!("{f:e}");
-    let (mantissa, exponent) = sci.split_once('e').expect("{:e} has an exponent");
-    let exponent: i32 = exponent.parse().expect("{:e} exponent is an integer");
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(rest) => ("-", rest),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if (-4..16).contains(&exponent) {
-        let point = exponent + 1; // digits before the decimal point
-        if point <= 0 {
-            format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
-        } else if point as usize >= digits.len() {
-            format!(
-                "{sign}{digits}{}.0",
-                "0".repeat(point as usize - digits.len())
-            )
-        } else {
-            let (int, frac) = digits.split_at(point as usize);
-            format!("{sign}{int}.{frac}")
-        }
-    } else {
-        let (first, rest) = digits.split_at(1);
-        let mantissa = if rest.is_empty() {
-            first.to_owned()
-        } else {
-            format!("{first}.{rest}")
-        };
-        let exp_sign = if exponent < 0 { '-' } else { '+' };
-        format!("{sign}{mantissa}e{exp_sign}{:02}", exponent.abs())
     }
 }
 
