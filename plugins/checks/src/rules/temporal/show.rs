@@ -5,15 +5,15 @@ use arrow_schema::{DataType, TimeUnit};
 
 use super::value::Raw;
 use crate::py::Py;
-use crate::time::Zone;
+use crate::time::{Zone, iso_date};
 
 /// `_scalar_py` of a non-null value of `data_type`, before `to_jsonable`.
 pub fn py_of(data_type: &DataType, raw: Raw<'_>) -> Py {
     use DataType as D;
     match (data_type, raw) {
         (D::Dictionary(_, values), raw) => py_of(values, raw),
-        (D::Date32, Raw::Int(days)) => Py::Date(date_iso(days)),
-        (D::Date64, Raw::Int(ms)) => Py::Date(date_iso(ms.div_euclid(86_400_000))),
+        (D::Date32, Raw::Int(days)) => Py::Date(iso_date(days)),
+        (D::Date64, Raw::Int(ms)) => Py::Date(iso_date(ms.div_euclid(86_400_000))),
         (D::Timestamp(unit, tz), Raw::Int(v)) => timestamp(*unit, tz.as_deref(), v),
         (D::Time32(unit) | D::Time64(unit), Raw::Int(v)) => time(*unit, v),
         (D::Duration(unit), Raw::Int(v)) => duration(*unit, v),
@@ -42,25 +42,6 @@ fn backslash_replace(bytes: &[u8]) -> String {
         }
     }
     out
-}
-
-/// `(year, month, day)` of a day count since 1970-01-01 (proleptic Gregorian).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn date_iso(days: i64) -> String {
-    let (year, month, day) = civil(days);
-    format!("{year:04}-{month:02}-{day:02}")
 }
 
 /// The UTC offset of a time zone at an instant, in seconds (0 for a zone the bundled database
@@ -114,7 +95,7 @@ fn timestamp(unit: TimeUnit, tz: Option<&str>, value: i64) -> Py {
     let offset = tz.map_or(0, |tz| offset_seconds(tz, seconds));
     let local = seconds + offset;
     let (days, of_day) = (local.div_euclid(86_400), local.rem_euclid(86_400));
-    let date = date_iso(days);
+    let date = iso_date(days);
     if nanos % 1_000 != 0 {
         let zone = match tz {
             None => String::new(),
@@ -213,7 +194,7 @@ mod tests {
             "2001-09-09T03:46:40+02:00"
         );
         assert_eq!(ts(TimeUnit::Second, None, -1), "1969-12-31T23:59:59");
-        assert_eq!(date_iso(19_723), "2024-01-01");
+        assert_eq!(iso_date(19_723), "2024-01-01");
         assert_eq!(decimal_str(150, 2), "1.50");
         assert_eq!(decimal_str(-5, 3), "-0.005");
         assert_eq!(decimal_str(1, 7), "1E-7");
