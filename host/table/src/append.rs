@@ -105,6 +105,7 @@ impl Append {
                     operation: Operation::Append,
                     added: files.files(),
                     deleted: Vec::new(),
+                    existing: Vec::new(),
                     kept,
                     properties: &properties,
                     schema: schema.as_ref(),

@@ -101,12 +101,34 @@ pub(crate) fn commit_with_retries(
     policy: &RetryPolicy,
     mut stage: impl FnMut(&Table) -> Result<Staged>,
 ) -> Result<CommitResult> {
+    commit_unless_unchanged(catalog, table, operation, policy, |base| {
+        stage(base).map(Some)
+    })?
+    .ok_or_else(|| {
+        Error::corrupt(
+            table.identifier(),
+            format!("the {operation} staged no snapshot"),
+        )
+    })
+}
+
+/// [`commit_with_retries`] for work that may find nothing to change: `stage` gives `None` and
+/// nothing is committed (`Ok(None)`), as an upsert whose rows are all in the table already.
+pub(crate) fn commit_unless_unchanged(
+    catalog: &Catalog,
+    table: &mut Table,
+    operation: &str,
+    policy: &RetryPolicy,
+    mut stage: impl FnMut(&Table) -> Result<Option<Staged>>,
+) -> Result<Option<CommitResult>> {
     let started = Instant::now();
     let mut attempts = 0;
     loop {
         attempts += 1;
         let rows_before = table.total_records();
-        let staged = stage(table)?;
+        let Some(staged) = stage(table)? else {
+            return Ok(None);
+        };
         let snapshot_id = staged.snapshot_id;
         match catalog.commit(
             table.namespace(),
@@ -133,7 +155,7 @@ pub(crate) fn commit_with_retries(
                     attempts,
                     "committed"
                 );
-                return Ok(CommitResult {
+                return Ok(Some(CommitResult {
                     table: table.identifier().to_string(),
                     snapshot_id,
                     operation,
@@ -142,7 +164,7 @@ pub(crate) fn commit_with_retries(
                     rows_after,
                     rows_written,
                     attempts,
-                });
+                }));
             }
             Err(error) if error.is_retryable() => {
                 drop(staged);
@@ -236,6 +258,7 @@ mod tests {
                     operation: Operation::Append,
                     added: &[],
                     deleted: Vec::new(),
+                    existing: Vec::new(),
                     kept: Vec::new(),
                     properties: &properties,
                     schema: None,

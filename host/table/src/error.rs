@@ -16,6 +16,9 @@ pub enum ErrorKind {
     EmptyInput,
     /// A batch does not fit the table's schema, or a schema cannot be stored in Iceberg.
     Schema,
+    /// The data cannot be written the way asked: an upsert batch without its keys, with null
+    /// or repeated keys, or without a column of the table. Fix the data or the config.
+    Input,
     /// Something this layer does not do (yet): another storage scheme, delete files, ...
     Unsupported,
     /// A metadata, manifest or data file is unreadable or inconsistent.
@@ -106,6 +109,53 @@ pub enum Error {
         /// What does not fit, naming the column.
         message: String,
     },
+    /// Join columns of an upsert are not columns of the data.
+    #[error(
+        "join_cols {} are not columns of the data written to {table}",
+        ldp_pyrepr::repr_list(columns)
+    )]
+    UpsertKeysMissing {
+        /// `ns.t`.
+        table: String,
+        /// The join columns missing from the data.
+        columns: Vec<String>,
+    },
+    /// A join column of an upsert has nulls.
+    #[error(
+        "join column {} has null values; upsert keys must be non-null",
+        ldp_pyrepr::repr_str(column)
+    )]
+    UpsertNullKeys {
+        /// `ns.t`.
+        table: String,
+        /// The join column.
+        column: String,
+    },
+    /// Rows of an upsert batch share a key.
+    #[error(
+        "upsert data for {table} has {duplicates} duplicate rows on join_cols {}; keys must be unique",
+        ldp_pyrepr::repr_list(join_cols)
+    )]
+    UpsertDuplicateKeys {
+        /// `ns.t`.
+        table: String,
+        /// Rows minus distinct keys.
+        duplicates: usize,
+        /// The join columns.
+        join_cols: Vec<String>,
+    },
+    /// An upsert batch lacks columns of the table.
+    #[error(
+        "upsert data for {table} is missing columns {} of the table; an upsert replaces whole rows, \
+         so the batch needs every column (read the current rows and update them, or use mode 'append')",
+        ldp_pyrepr::repr_list(columns)
+    )]
+    UpsertMissingColumns {
+        /// `ns.t`.
+        table: String,
+        /// The table's columns missing from the batch.
+        columns: Vec<String>,
+    },
     /// Something unsupported.
     #[error("{table}: {message}")]
     Unsupported {
@@ -182,6 +232,10 @@ impl Error {
             | Error::NoSnapshots { .. } => ErrorKind::NotFound,
             Error::EmptyInput => ErrorKind::EmptyInput,
             Error::Schema { .. } => ErrorKind::Schema,
+            Error::UpsertKeysMissing { .. }
+            | Error::UpsertNullKeys { .. }
+            | Error::UpsertDuplicateKeys { .. }
+            | Error::UpsertMissingColumns { .. } => ErrorKind::Input,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::Corrupt { .. } => ErrorKind::Corrupt,
             Error::Io { .. } => ErrorKind::Io,

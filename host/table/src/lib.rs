@@ -8,10 +8,11 @@
 //! * [`DataWriter`]: stream record batches into Parquet data files under `data/`, with Iceberg
 //!   field ids and column statistics, rolling over at a target size; [`DataWriter::finish`]
 //!   gives the [`DataFiles`] to commit.
-//! * [`Append`] (fast append) and [`Overwrite`] (all rows replaced in one `overwrite`
-//!   snapshot): our own snapshot producer (the private `snapshot` module) writes the
-//!   manifests, the manifest list and the next metadata file, then the catalog's
-//!   compare-and-swap commits it. A lost race is retried for appends (§4.2 of the reference:
+//! * [`Append`] (fast append), [`Overwrite`] (all rows replaced in one `overwrite` snapshot)
+//!   and [`Upsert`] (rows replaced by key, copy-on-write, in one snapshot): our own snapshot
+//!   producer (the private `snapshot` module) writes the manifests, the manifest list and the
+//!   next metadata file, then the catalog's compare-and-swap commits it. A lost race is
+//!   retried for appends and upserts (§4.2 of the reference retries appends only:
 //!   [`RetryPolicy`]); a failed or abandoned write deletes every file it wrote.
 //! * Reading back: [`Table::snapshots`], [`Table::data_files`], [`Table::read_all`].
 //!
@@ -58,6 +59,7 @@ mod read;
 pub mod schema;
 mod snapshot;
 mod table;
+mod upsert;
 mod writer;
 
 pub use append::Append;
@@ -69,6 +71,7 @@ pub use overwrite::Overwrite;
 pub use partition::PartitionColumn;
 pub use read::{SnapshotInfo, civil_from_days, utc_millis_text};
 pub use table::{TOTAL_RECORDS, Table};
+pub use upsert::{Upsert, UpsertResult};
 pub use writer::{
     DEFAULT_ROW_GROUP_BYTES, DEFAULT_TARGET_FILE_SIZE, DataFiles, DataWriter, WriterOptions,
 };

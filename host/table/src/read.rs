@@ -163,24 +163,54 @@ impl Table {
     pub fn read_all(&self, snapshot_id: Option<i64>) -> Result<Vec<RecordBatch>> {
         let mut batches = Vec::new();
         for file in self.data_files(snapshot_id)? {
-            let uri = file.file_path();
-            let path = local_path(self.identifier(), uri)?;
-            let handle =
-                File::open(&path).map_err(|e| Error::io(self.identifier(), "open", &path, e))?;
-            let parquet = |source| Error::Parquet {
-                table: self.identifier().to_string(),
-                action: "read",
-                path: uri.to_string(),
-                source: Box::new(source),
-            };
-            let reader = ParquetRecordBatchReaderBuilder::try_new(handle)
-                .and_then(|b| b.build())
-                .map_err(parquet)?;
-            for batch in reader {
-                batches.push(batch.map_err(|e| parquet(e.into()))?);
+            for batch in self.read_data_file(file.file_path(), None)? {
+                batches.push(batch?);
             }
         }
         Ok(batches)
+    }
+
+    /// The rows of one data file (a `file://` URI), as Parquet stores them, in batches of
+    /// `batch_rows` (default: the Parquet reader's 1024). The same file read twice with the same
+    /// `batch_rows` gives the same batches.
+    pub(crate) fn read_data_file(
+        &self,
+        uri: &str,
+        batch_rows: Option<usize>,
+    ) -> Result<impl Iterator<Item = Result<RecordBatch>> + use<>> {
+        let table = self.identifier().to_string();
+        let path = local_path(&table, uri)?;
+        let handle = File::open(&path).map_err(|e| Error::io(&table, "open", &path, e))?;
+        let uri = uri.to_string();
+        let parquet = move |source| Error::Parquet {
+            table: table.clone(),
+            action: "read",
+            path: uri.clone(),
+            source: Box::new(source),
+        };
+        let mut builder = ParquetRecordBatchReaderBuilder::try_new(handle).map_err(&parquet)?;
+        if let Some(rows) = batch_rows {
+            builder = builder.with_batch_size(rows);
+        }
+        let reader = builder.build().map_err(&parquet)?;
+        Ok(reader.map(move |batch| batch.map_err(|e| parquet(e.into()))))
+    }
+
+    /// The live data entries of the manifests, manifest by manifest (delete manifests are
+    /// left out).
+    pub(crate) fn live_data_entries_by_manifest(
+        &self,
+        manifests: &[ManifestFile],
+    ) -> Result<Vec<(ManifestFile, Vec<ManifestEntry>)>> {
+        manifests
+            .iter()
+            .filter(|m| m.content == ManifestContentType::Data)
+            .map(|manifest| {
+                let entries =
+                    self.live_entries(std::slice::from_ref(manifest), ManifestContentType::Data)?;
+                Ok((manifest.clone(), entries))
+            })
+            .collect()
     }
 
     /// The manifests listed by a snapshot's manifest list.

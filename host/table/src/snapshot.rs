@@ -1,5 +1,5 @@
-//! The snapshot producer: from a base table, the files to add, the entries to mark deleted and
-//! the manifests to carry over, it writes the manifests, the manifest list and the next
+//! The snapshot producer: from a base table, the files to add, the entries to mark deleted, the
+//! entries and manifests to carry over, it writes the manifests, the manifest list and the next
 //! metadata file, as iceberg-rust's `SnapshotProducer` does (it is not public in 0.10; this one
 //! is built on the public `ManifestWriter`, `ManifestListWriter`, `Snapshot` and
 //! `TableMetadataBuilder`).
@@ -58,6 +58,9 @@ pub(crate) struct SnapshotPlan<'a> {
     pub added: &'a [DataFile],
     /// Live entries of the base to mark `DELETED` (with their sequence numbers).
     pub deleted: Vec<ManifestEntry>,
+    /// Live entries of the base carried over into a new manifest as `EXISTING` (the other
+    /// entries of a manifest some of whose files are deleted).
+    pub existing: Vec<ManifestEntry>,
     /// Manifests of the base carried over unchanged.
     pub kept: Vec<ManifestFile>,
     /// Extra summary properties (`ldp.*`, ...).
@@ -164,6 +167,7 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
     }
     if !plan.deleted.is_empty() {
         let path = manifest_file(location, &commit_uuid, manifest_number);
+        manifest_number += 1;
         let output = output(base, &path)?;
         files.push(path.clone());
         let mut writer =
@@ -195,6 +199,45 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
                     Error::iceberg(
                         table,
                         format!("cannot mark {file_path} deleted in {path}"),
+                        source,
+                    )
+                })?;
+        }
+        manifests.push(block_on(writer.write_manifest_file()).map_err(|source| {
+            Error::iceberg(table, format!("cannot write the manifest {path}"), source)
+        })?);
+    }
+    if !plan.existing.is_empty() {
+        let path = manifest_file(location, &commit_uuid, manifest_number);
+        let output = output(base, &path)?;
+        files.push(path.clone());
+        let mut writer =
+            ManifestWriterBuilder::new(output, Some(snapshot_id), schema.clone(), spec.clone())
+                .build_v2_data();
+        for entry in plan.existing {
+            let (Some(added_by), Some(data_sequence_number)) =
+                (entry.snapshot_id, entry.sequence_number)
+            else {
+                return Err(Error::corrupt(
+                    table,
+                    format!(
+                        "the manifest entry of {} has no snapshot id or sequence number",
+                        entry.data_file.file_path()
+                    ),
+                ));
+            };
+            let file_path = entry.data_file.file_path().to_string();
+            writer
+                .add_existing_file(
+                    entry.data_file,
+                    added_by,
+                    data_sequence_number,
+                    entry.file_sequence_number,
+                )
+                .map_err(|source| {
+                    Error::iceberg(
+                        table,
+                        format!("cannot carry {file_path} over into {path}"),
                         source,
                     )
                 })?;

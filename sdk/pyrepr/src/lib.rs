@@ -50,6 +50,12 @@ pub fn py_float(value: f64) -> String {
     }
 }
 
+/// Python `repr()` of a list of strings: `['a', 'b']`.
+pub fn repr_list<S: AsRef<str>>(items: &[S]) -> String {
+    let items: Vec<String> = items.iter().map(|item| repr_str(item.as_ref())).collect();
+    format!("[{}]", items.join(", "))
+}
+
 /// Python `repr()` of a string: single quotes unless the text holds a `'` and no `"`; control
 /// characters escaped as `\n`, `\t`, `\r` or `\xNN`.
 pub fn repr_str(text: &str) -> String {
@@ -84,6 +90,12 @@ pub fn repr_str(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_of_strings() {
+        assert_eq!(repr_list(&["a", "it's"]), r#"['a', "it's"]"#);
+        assert_eq!(repr_list::<&str>(&[]), "[]");
+    }
 
     #[test]
     fn floats_read_like_python() {

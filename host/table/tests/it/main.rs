@@ -4,4 +4,5 @@ mod common;
 mod concurrency;
 mod failures;
 mod pyiceberg;
+mod upsert;
 mod writes;
