@@ -44,6 +44,13 @@ pub enum Command {
     /// retry); with "warn" the run logs the failures and writes. The report is printed after
     /// the summary, and is the "quality" object of --json.
     ///
+    /// Write modes: append adds the rows (a lost commit race is retried on the new head);
+    /// overwrite replaces every row in one snapshot; upsert replaces the rows whose join_cols
+    /// match a row of the data and adds the others, in one snapshot, rewriting only the data
+    /// files that hold a changed row (a row whose values did not change is not written, and
+    /// nothing changed adds no snapshot). Overwrite and upsert hold the table's lock file
+    /// <warehouse>/.ldp/locks/<namespace>.<table>.lock, so writers on one machine take turns.
+    ///
     /// Exit codes: 0 written, 1 error, 3 held back by a quality check, 130 interrupted.
     ///
     /// Example: ldp run examples/rides.json --mode overwrite
@@ -100,7 +107,7 @@ pub enum ModeArg {
     Append,
     /// Replace every row, in one snapshot.
     Overwrite,
-    /// Replace rows by key (join_cols); not available yet.
+    /// Replace rows by key (the target's join_cols) and add new ones, in one snapshot.
     Upsert,
 }
 

@@ -33,10 +33,11 @@ pub mod routes;
 mod run;
 mod source;
 mod target;
+mod upsert;
 
 pub use error::{Error, ErrorKind, Result};
 pub use lock::TableLock;
 pub use quality::QualityReport;
-pub use report::{RunReport, WriteResult};
+pub use report::{RunReport, UpsertCounts, WriteResult};
 pub use run::{Pipeline, ProgressFn, RunOptions};
 pub use target::{TargetTable, open_config};

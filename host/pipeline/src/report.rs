@@ -25,6 +25,30 @@ pub struct WriteResult {
     pub attempts: u32,
     /// Whether the key was already published (staged runs only).
     pub skipped_duplicate: bool,
+    /// What an upsert did (upserts only; not in the reference's shape).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upsert: Option<UpsertCounts>,
+}
+
+/// The counts of an upsert (`write_result.upsert` in `ldp run --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UpsertCounts {
+    /// Batch rows that replaced a row with other values.
+    pub rows_updated: u64,
+    /// Batch rows with a new key.
+    pub rows_inserted: u64,
+    /// Batch rows equal to the table's row (not written).
+    pub rows_unchanged: u64,
+    /// Whether a snapshot was added (not when nothing changed).
+    pub snapshot_added: bool,
+    /// Data files of the table before.
+    pub files_before: usize,
+    /// Data files read because their statistics or partition say they may hold a key.
+    pub files_read: usize,
+    /// Data files written again without the replaced rows.
+    pub files_rewritten: usize,
+    /// Rows of those files written again.
+    pub rows_rewritten: u64,
 }
 
 /// A finished run (`ldp run --json`).
@@ -73,14 +97,23 @@ impl RunReport {
         line
     }
 
-    /// The target line: `  target nyc.rides: append, 0 -> 3 rows, snapshot S`.
+    /// The target line: `  target nyc.rides: append, 0 -> 3 rows, snapshot S`; an upsert adds
+    /// ` (50 updated, 10 inserted)`, or ` (0 rows changed, no snapshot added)`.
     pub fn target_line(&self) -> String {
         let w = &self.write_result;
         let snapshot = w
             .snapshot_id
             .map_or_else(|| "none".to_string(), |s| s.to_string());
+        let upsert = match &w.upsert {
+            Some(u) if !u.snapshot_added => " (0 rows changed, no snapshot added)".to_string(),
+            Some(u) => format!(
+                " ({} updated, {} inserted)",
+                u.rows_updated, u.rows_inserted
+            ),
+            None => String::new(),
+        };
         format!(
-            "  target {}: {}, {} -> {} rows, snapshot {snapshot}",
+            "  target {}: {}, {} -> {} rows{upsert}, snapshot {snapshot}",
             w.table_identifier, w.mode, w.rows_before, w.rows_after
         )
     }

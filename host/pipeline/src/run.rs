@@ -114,17 +114,19 @@ impl Pipeline {
         let mode = options
             .mode
             .unwrap_or_else(|| self.config.target().write_mode());
-        if mode == WriteMode::Upsert {
+        if mode == WriteMode::Upsert && self.config.target().join_cols.is_empty() {
             return Err(Error::Unsupported {
-                message:
-                    "write mode 'upsert' is not available in this ldp yet; use append or overwrite"
-                        .into(),
+                message: format!(
+                    "write mode 'upsert' for Iceberg table {} needs join_cols: add \"join_cols\" to metadata.target",
+                    self.target.identifier()
+                ),
             });
         }
         let plugin = self.source.load(runtime)?;
         let gate = Gate::load(&self.config, runtime)?;
         let catalog = self.target.open_catalog(Mode::Create)?;
-        let _lock = if mode == WriteMode::Overwrite && self.target.local {
+        let _lock = if matches!(mode, WriteMode::Overwrite | WriteMode::Upsert) && self.target.local
+        {
             Some(TableLock::acquire(
                 &self.target.warehouse,
                 &self.target.namespace,
@@ -205,6 +207,8 @@ impl Pipeline {
         let mut writer: Option<DataWriter> = None;
         let mut evolution: Option<Evolution> = None;
         let mut rows_read = 0u64;
+        // An upsert compares the whole batch with the table: it is held until the source ends.
+        let mut held: Vec<RecordBatch> = Vec::new();
         for message in receiver.iter() {
             if options.cancelled() {
                 return Err(Error::Interrupted);
@@ -223,6 +227,13 @@ impl Pipeline {
             rows_read += batch.num_rows() as u64;
             if let Some(gate) = gate.as_mut() {
                 gate.batch(batch.clone())?;
+            }
+            if mode == WriteMode::Upsert {
+                held.push(batch);
+                if let Some(progress) = &options.progress {
+                    progress(rows_read);
+                }
+                continue;
             }
             let w = match writer.as_mut() {
                 Some(w) => w,
@@ -281,6 +292,10 @@ impl Pipeline {
                 ),
             }
         }
+        if mode == WriteMode::Upsert {
+            let write = self.upsert(catalog, table, &held, options, created)?;
+            return Ok((rows_read, write, quality));
+        }
         let (Some(mut table), Some(files)) = (table, files) else {
             return Err(ldp_table::Error::EmptyInput.into());
         };
@@ -316,6 +331,7 @@ impl Pipeline {
                 idempotency_key: None,
                 attempts: committed.attempts,
                 skipped_duplicate: false,
+                upsert: None,
             },
             quality,
         ))
@@ -355,7 +371,7 @@ impl Pipeline {
     /// How the table's schema must change for `data` (§4.1 `schema_evolution`): new columns
     /// added as optional and `int`/`float` widened, in the same commit as the data; with
     /// `schema_evolution: false` new columns fail the run, naming them.
-    fn evolution(&self, table: &Table, data: &Schema) -> Result<Option<Evolution>> {
+    pub(crate) fn evolution(&self, table: &Table, data: &Schema) -> Result<Option<Evolution>> {
         let identifier = table.identifier();
         if !self.config.target().schema_evolution {
             ldp_table::refuse_new_columns(identifier, table.schema(), data)?;
@@ -379,7 +395,11 @@ impl Pipeline {
 
     /// Creates the target table from the first batch's schema; another writer creating it first
     /// is fine. Returns the table and whether this run created it.
-    fn create_table(&self, catalog: &Catalog, schema: &SchemaRef) -> Result<(Table, bool)> {
+    pub(crate) fn create_table(
+        &self,
+        catalog: &Catalog,
+        schema: &SchemaRef,
+    ) -> Result<(Table, bool)> {
         let t = &self.target;
         let partition = partition_columns(&self.config);
         match Table::create_partitioned(

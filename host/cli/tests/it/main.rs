@@ -8,6 +8,7 @@ mod interop;
 mod partitions;
 mod quality;
 mod tables;
+mod upsert;
 
 fn ldp(args: &[&str]) -> Output {
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");
