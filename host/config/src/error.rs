@@ -50,6 +50,20 @@ pub enum ConfigError {
         /// Every problem, in the reference's order.
         problems: Vec<String>,
     },
+    /// A window that cannot be read or computed (`window end 2026-08-01T00:00:00+00:00 must be
+    /// after its start 2026-08-02T00:00:00+00:00`), worded as the reference words it.
+    #[error("{message}")]
+    Window {
+        /// What is wrong.
+        message: String,
+    },
+    /// A spec that cannot give a hash, a target identity or a key (`the target needs a 'path'
+    /// or a 'name'`), worded as the reference words it.
+    #[error("{message}")]
+    Spec {
+        /// What is wrong.
+        message: String,
+    },
     /// A catalog block cannot give what was asked (e.g. a local layout for a `rest` catalog).
     #[error("{message}")]
     Catalog {

@@ -31,23 +31,69 @@
 //! paths in a config resolve against its folder with [`paths::PathContext`] (§1.6), and a
 //! `local` catalog's files are laid out by [`paths::local_catalog_layout`].
 //!
-//! The crate does no other I/O: no catalog is opened and no data file is read. Workflow files
-//! (kind `Workflow`) are recognised ([`kind_of`]) but validated elsewhere.
+//! ## Exactly once: spec hash, keys, windows, plan (§2)
+//!
+//! * [`canonical_json`]: sorted keys, no whitespace, raw UTF-8, Python's float `repr`.
+//! * [`canonical_spec`] / [`spec_hash`]: the parts of a config that change what a run does,
+//!   normalised (formats upper-case, write modes lower-case, quality as `{on_failure, checks}`,
+//!   paths relative to the config folder by [`normalise_spec_path`]), and their sha256.
+//! * [`target_identity`]: `iceberg:<namespace>.<table>` or `<format>:<path>`.
+//! * [`idempotency_key`] (`K`, from the pipeline, the target and the window; never the spec
+//!   hash) and [`replace_key`] (`R`, from `K` and the spec hash).
+//! * [`Window`]: the `[start, end)` of a run, from `START/END` (Python's `fromisoformat`,
+//!   naive = UTC) or a shortcut (`yesterday`, `last-week`, `last-month`) counted in the config's
+//!   time zone; [`format_instant`] writes its bounds as UTC-Z. [`fill_placeholders`] names the
+//!   source file of a window with Python's `strftime` ([`py_strftime`]).
+//! * [`plan_file`]: the `ldp plan` document of one Pipeline config ([`Plan`]), printed by
+//!   [`Plan::to_json_text`] and [`Plan::render_text`]. Workflow files and planning a folder
+//!   come with workflows (orchestration), not with this crate.
+//!
+//! ```
+//! use ldp_config::{Window, idempotency_key, replace_key, spec_hash, target_identity};
+//! let document: serde_json::Value = serde_json::from_str(r#"{"identifier": "rides", "metadata": {
+//!     "source": {"name": "rides", "format": "CSV", "path": "data/rides.csv"},
+//!     "target": {"name": "rides", "format": "ICEBERG", "catalog": {"identifier": "nyc"}}}}"#).unwrap();
+//! let dir = std::path::Path::new("/project");
+//! let window = Window::parse("2026-08-01/2026-08-02", &jiff::tz::TimeZone::UTC, jiff::Timestamp::UNIX_EPOCH).unwrap();
+//! assert_eq!(window.label(), "2026-08-01T00:00:00Z/2026-08-02T00:00:00Z");
+//! let target = target_identity(&document, Some(dir)).unwrap();
+//! assert_eq!(target, "iceberg:nyc.rides");
+//! let key = idempotency_key("rides", &target, Some(&window)).unwrap();
+//! assert_eq!(key, "62831bc16852034866a7b4b9869fcdabe016ba9bfdac1f07d73a9d265f3315c6");
+//! let replace = replace_key(&key, &spec_hash(&document, Some(dir)).unwrap()).unwrap();
+//! assert_eq!(replace.len(), 64);
+//! ```
+//!
+//! The crate does no other I/O than reading config files and, for a plan, checking whether
+//! source files exist: no catalog is opened and no data file is read. Workflow files (kind
+//! `Workflow`) are recognised ([`kind_of`]) but validated elsewhere.
 
 mod block;
+mod canonical;
 mod catalog;
 mod error;
+mod identity;
+mod isoformat;
+mod keys;
 mod kind;
 mod model;
 mod observability;
 mod parse;
 mod partition;
 mod placeholders;
+mod plan;
+mod plan_text;
 mod problems;
+mod python;
 mod quality;
 mod repr;
 mod retries;
+mod routes;
+mod run_window;
 mod schedule;
+mod spec_hash;
+mod spec_path;
+mod strftime;
 mod validate;
 mod window;
 
@@ -55,8 +101,11 @@ pub mod paths;
 pub mod secrets;
 
 pub use block::DUCKDB_QUERY_KEYS;
+pub use canonical::{canonical_json, canonical_sha256, python_json_pretty, sha256_hex};
 pub use catalog::{CATALOG_TYPES, CatalogSpec, CatalogType};
 pub use error::ConfigError;
+pub use identity::target_identity;
+pub use keys::{idempotency_key, replace_key};
 pub use kind::{KINDS, Kind, RESERVED_KINDS, kind_of};
 pub use model::{
     API_VERSION, Block, Config, Credentials, Format, Metadata, Section, Sheet, WriteMode,
@@ -66,16 +115,25 @@ pub use observability::{
 };
 pub use parse::{Document, TOP_LEVEL_KEYS, load};
 pub use partition::{PartitionField, Transform};
-pub use placeholders::{PLACEHOLDERS, Placeholder, find_placeholders, mentions_placeholder};
+pub use placeholders::{
+    PLACEHOLDERS, Placeholder, fill_placeholders, find_placeholders, mentions_placeholder,
+};
+pub use plan::{Plan, plan_document, plan_file};
+pub use plan_text::PlanText;
 pub use quality::{
     CHECK_NAMES, Check, CheckSpec, OnFailure, Quality, RowCountEquals, SchemaColumns, TimeUnit,
     is_arrow_type, parse_check,
 };
 pub use repr::{py_float, repr, repr_list, repr_str, type_name};
 pub use retries::{RETRY_KEYS, Retries};
+pub use routes::{PIPELINE_ROUTES, PipelineRoute, find_route, route_label};
+pub use run_window::{SHORTCUTS, Window, format_instant, is_shortcut};
 pub use schedule::{
     ALIASES as SCHEDULE_ALIASES, Cron, Schedule, ScheduleFrom, alias_for_when, parse_schedule,
 };
+pub use spec_hash::{HASH_EXCLUDED_METADATA, canonical_spec, spec_hash};
+pub use spec_path::normalise_spec_path;
+pub use strftime::py_strftime;
 pub use validate::{Validation, plan_config, validate};
 pub use window::{WINDOW_KEYS, WindowSize, WindowSpec, lookup_time_zone};
 

@@ -84,7 +84,7 @@ fn validate_pipeline(document: &Value) -> (Vec<String>, Option<Config>) {
     let Some(spec) = document.as_object() else {
         return (
             vec![format!(
-                "spec must be a JSON object, got {}",
+                "spec must be a JSON object: expected a spec dict or a local_data_platform.Config, got {}",
                 type_name(document)
             )],
             None,

@@ -3,8 +3,9 @@
 use jiff::tz::TimeZone;
 use serde_json::Value;
 
-use crate::problems::{Problems, check_string, get, join, non_blank};
-use crate::repr::{repr, repr_list};
+use crate::problems::{Problems, get, join, non_blank};
+use crate::python::py_strip;
+use crate::repr::{repr, repr_list, type_name};
 
 /// The keys a window object may have.
 pub const WINDOW_KEYS: [&str; 3] = ["size", "column", "timezone"];
@@ -58,14 +59,15 @@ pub struct WindowSpec {
     pub size: WindowSize,
     /// `column`: the date or timestamp column that selects the rows of a window.
     pub column: Option<String>,
-    /// `timezone`: an IANA name (default `UTC`); days are counted in it.
+    /// `timezone` as written: an IANA name (default `UTC`); days are counted in it.
     pub timezone: String,
 }
 
 impl WindowSpec {
-    /// The time zone; `UTC` if the name is unknown (it was checked when the config was read).
+    /// The time zone (the name trimmed, as the reference reads it); `UTC` if the name is
+    /// unknown (it was checked when the config was read).
     pub fn time_zone(&self) -> TimeZone {
-        lookup_time_zone(&self.timezone).unwrap_or(TimeZone::UTC)
+        lookup_time_zone(py_strip(&self.timezone)).unwrap_or(TimeZone::UTC)
     }
 }
 
@@ -76,7 +78,8 @@ pub fn lookup_time_zone(name: &str) -> Option<TimeZone> {
     (zone.iana_name() == Some(name)).then_some(zone)
 }
 
-/// Checks `metadata.window`; `Some(None)` for absent or `"none"`, `None` when invalid.
+/// Checks `metadata.window` as the reference's `window_problems` does; `Some(None)` for absent
+/// or `"none"`, `None` when invalid.
 pub(crate) fn check_window(
     problems: &mut Problems,
     value: Option<&Value>,
@@ -88,26 +91,30 @@ pub(crate) fn check_window(
         Some(value) => value,
     };
     let Some(window) = value.as_object() else {
+        let got = match value {
+            Value::String(_) => repr(value),
+            other => type_name(other).to_owned(),
+        };
         problems.add(
             at,
-            format!(
-                "must be 'none' or an object such as {{'size': 'day'}}, got {}",
-                repr(value)
-            ),
+            format!("must be 'none' or an object with a 'size', got {got}"),
         );
         return None;
     };
     let before = problems.len();
     problems.reject_unknown_keys(at, window, &WINDOW_KEYS);
+    let sizes: Vec<&str> = WindowSize::ALL.iter().map(|size| size.as_str()).collect();
     let size = match get(window, "size") {
         None => {
-            problems.add(&join(at, "size"), "is required");
+            problems.add(
+                &join(at, "size"),
+                format!("is required: one of {}", repr_list(&sizes)),
+            );
             None
         }
         Some(raw) => {
             let size = raw.as_str().and_then(WindowSize::parse);
             if size.is_none() {
-                let sizes: Vec<&str> = WindowSize::ALL.iter().map(|size| size.as_str()).collect();
                 problems.add(
                     &join(at, "size"),
                     format!("must be one of {}, got {}", repr_list(&sizes), repr(raw)),
@@ -116,18 +123,33 @@ pub(crate) fn check_window(
             size
         }
     };
-    let column = check_string(problems, window, "column", at, false);
+    let column = match get(window, "column") {
+        None => None,
+        Some(raw) => match non_blank(raw) {
+            Some(column) => Some(column.to_owned()),
+            None => {
+                problems.add(
+                    &join(at, "column"),
+                    format!("must be a column name, got {}", repr(raw)),
+                );
+                None
+            }
+        },
+    };
     let timezone = match get(window, "timezone") {
         None => Some("UTC".to_owned()),
         Some(raw) => match non_blank(raw) {
             None => {
                 problems.add(
                     &join(at, "timezone"),
-                    format!("must be a non-empty string, got {}", repr(raw)),
+                    format!(
+                        "time zone must be an IANA name such as 'Europe/Paris' or 'UTC', got {}",
+                        repr(raw)
+                    ),
                 );
                 None
             }
-            Some(name) if lookup_time_zone(name).is_none() => {
+            Some(name) if name != "UTC" && lookup_time_zone(py_strip(name)).is_none() => {
                 problems.add(
                     &join(at, "timezone"),
                     format!(
@@ -182,7 +204,24 @@ mod tests {
         );
         assert_eq!(
             window(json!("daily")).unwrap_err(),
-            ["metadata.window: must be 'none' or an object such as {'size': 'day'}, got 'daily'"]
+            ["metadata.window: must be 'none' or an object with a 'size', got 'daily'"]
         );
+        assert_eq!(
+            window(json!(5)).unwrap_err(),
+            ["metadata.window: must be 'none' or an object with a 'size', got int"]
+        );
+        assert_eq!(
+            window(json!({"column": " ", "timezone": ""})).unwrap_err(),
+            [
+                "metadata.window.size: is required: one of ['day', 'hour', '15m']",
+                "metadata.window.column: must be a column name, got ' '",
+                "metadata.window.timezone: time zone must be an IANA name such as 'Europe/Paris' or 'UTC', got ''",
+            ]
+        );
+        let padded = window(json!({"size": "day", "timezone": " Europe/Paris "}))
+            .unwrap()
+            .unwrap();
+        assert_eq!(padded.timezone, " Europe/Paris ");
+        assert_eq!(padded.time_zone().iana_name(), Some("Europe/Paris"));
     }
 }

@@ -2,6 +2,7 @@
 //! path resolution on real temporary folders.
 
 mod cases;
+mod exactly_once;
 mod files;
 mod paths;
 mod vectors;

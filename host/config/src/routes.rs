@@ -1,0 +1,111 @@
+//! The routes the reference registers (`(source format, target format, engine)` → pipeline
+//! class), which `ldp plan` reports as `route` and `pipeline`, in the order the reference lists
+//! them (sorted by source, target, engine).
+
+use crate::model::Format;
+
+/// A registered route and the reference's pipeline class for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipelineRoute {
+    /// The source format.
+    pub source: Format,
+    /// The target format.
+    pub target: Format,
+    /// The source engine the route needs (`BIGQUERY`), if any.
+    pub engine: Option<&'static str>,
+    /// The reference's class name (`CSVToIceberg`).
+    pub pipeline: &'static str,
+}
+
+impl PipelineRoute {
+    /// `CSV -> ICEBERG`, or `JSON -> CSV (engine BIGQUERY)`.
+    pub fn label(&self) -> String {
+        route_label(self.source.as_str(), self.target.as_str(), self.engine)
+    }
+}
+
+/// Every route of the reference, as it lists them.
+pub const PIPELINE_ROUTES: [PipelineRoute; 8] = [
+    route(Format::Csv, Format::Iceberg, None, "CSVToIceberg"),
+    route(Format::DuckDb, Format::Iceberg, None, "DuckDBToIceberg"),
+    route(Format::Iceberg, Format::Csv, None, "IcebergToCSV"),
+    route(Format::Iceberg, Format::Parquet, None, "IcebergToParquet"),
+    route(Format::Json, Format::Csv, Some("BIGQUERY"), "BigQueryToCSV"),
+    route(Format::Parquet, Format::Iceberg, None, "ParquetToIceberg"),
+    route(Format::Xlsx, Format::Csv, None, "ExcelToCSV"),
+    route(Format::Xlsx, Format::Iceberg, None, "ExcelToIceberg"),
+];
+
+const fn route(
+    source: Format,
+    target: Format,
+    engine: Option<&'static str>,
+    pipeline: &'static str,
+) -> PipelineRoute {
+    PipelineRoute {
+        source,
+        target,
+        engine,
+        pipeline,
+    }
+}
+
+/// The label of a route: `SOURCE -> TARGET`, with ` (engine E)` when the source names an
+/// engine (any engine, registered or not).
+pub fn route_label(source: &str, target: &str, engine: Option<&str>) -> String {
+    match engine {
+        Some(engine) => format!("{source} -> {target} (engine {engine})"),
+        None => format!("{source} -> {target}"),
+    }
+}
+
+/// The registered route for formats and an engine (upper-case); the engine must match exactly.
+///
+/// # Errors
+///
+/// The reference's message when none matches: `no pipeline is registered for CSV -> CSV.
+/// Registered routes: CSV -> ICEBERG [CSVToIceberg]; ...`.
+pub fn find_route(
+    source: Format,
+    target: Format,
+    engine: Option<&str>,
+) -> Result<&'static PipelineRoute, String> {
+    PIPELINE_ROUTES
+        .iter()
+        .find(|route| route.source == source && route.target == target && route.engine == engine)
+        .ok_or_else(|| {
+            let listed: Vec<String> = PIPELINE_ROUTES
+                .iter()
+                .map(|route| format!("{} [{}]", route.label(), route.pipeline))
+                .collect();
+            format!(
+                "no pipeline is registered for {}. Registered routes: {}",
+                route_label(source.as_str(), target.as_str(), engine),
+                listed.join("; ")
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes() {
+        let found = find_route(Format::Csv, Format::Iceberg, None).expect("route");
+        assert_eq!(
+            (found.label(), found.pipeline),
+            ("CSV -> ICEBERG".to_owned(), "CSVToIceberg")
+        );
+        let found = find_route(Format::Json, Format::Csv, Some("BIGQUERY")).expect("route");
+        assert_eq!(found.label(), "JSON -> CSV (engine BIGQUERY)");
+        assert_eq!(
+            find_route(Format::Csv, Format::Iceberg, Some("SPARK")).unwrap_err(),
+            "no pipeline is registered for CSV -> ICEBERG (engine SPARK). Registered routes: \
+             CSV -> ICEBERG [CSVToIceberg]; DUCKDB -> ICEBERG [DuckDBToIceberg]; \
+             ICEBERG -> CSV [IcebergToCSV]; ICEBERG -> PARQUET [IcebergToParquet]; \
+             JSON -> CSV (engine BIGQUERY) [BigQueryToCSV]; PARQUET -> ICEBERG [ParquetToIceberg]; \
+             XLSX -> CSV [ExcelToCSV]; XLSX -> ICEBERG [ExcelToIceberg]"
+        );
+    }
+}
