@@ -27,11 +27,15 @@
 //! instead of a table). DuckDB comes from `.venv/bin/pip install duckdb==1.5.6` (`scripts/test`
 //! installs it).
 
+mod common;
+
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
+
+use common::{Measure, SplitMix, fail, group, measure, push_2, push_cents, push_u64, temp_dir};
 
 const DUCKDB_PIN: &str = "duckdb==1.5.6";
 const TARGET_RATIO: f64 = 1.5;
@@ -49,32 +53,6 @@ const DEMO_CHECKS: &str = r#"{"on_failure": "fail", "checks": [
   {"check": "freshness", "column": "pickup_ts", "max_age_hours": 48, "now": "2024-01-08T00:00:00"},
   {"check": "schema", "columns": {"ride_id": "int64", "city": "string", "fare": "double"}}
 ]}"#;
-
-/// One measured child process.
-#[derive(Clone, Copy)]
-struct Measure {
-    wall_s: f64,
-    /// User + system CPU time of the process (less noisy than wall time on a shared machine).
-    cpu_s: f64,
-    peak_rss_mb: f64,
-}
-
-impl Measure {
-    const NONE: Measure = Measure {
-        wall_s: f64::INFINITY,
-        cpu_s: f64::INFINITY,
-        peak_rss_mb: 0.0,
-    };
-
-    /// The best wall and CPU times and the largest peak RSS of the two.
-    fn best(self, m: Measure) -> Measure {
-        Measure {
-            wall_s: self.wall_s.min(m.wall_s),
-            cpu_s: self.cpu_s.min(m.cpu_s),
-            peak_rss_mb: self.peak_rss_mb.max(m.peak_rss_mb),
-        }
-    }
-}
 
 struct Options {
     rows: Vec<u64>,
@@ -179,19 +157,6 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
     Ok(opts)
 }
 
-fn fail(msg: &str) -> ! {
-    eprintln!("csv_to_iceberg: {msg}");
-    std::process::exit(1)
-}
-
-fn temp_dir(target: &Path) -> tempfile::TempDir {
-    std::fs::create_dir_all(target).unwrap_or_else(|e| fail(&format!("{}: {e}", target.display())));
-    tempfile::Builder::new()
-        .prefix("bench-csv-to-iceberg-")
-        .tempdir_in(target)
-        .unwrap_or_else(|e| fail(&format!("temp dir in {}: {e}", target.display())))
-}
-
 fn run_ldp(target: &Path, csv: &Path, cache: &Path, checks: bool) -> Measure {
     let dir = temp_dir(target);
     let mut config = serde_json::json!({
@@ -257,51 +222,6 @@ fn check_duckdb(python: &Path) {
              (or set LDP_PYTHON to a Python that has it)",
             python.display()
         ));
-    }
-}
-
-/// Runs `cmd` (stdout discarded, stderr kept in `dir`) and measures its wall time and peak RSS.
-/// Exits 1 with the child's stderr when it fails.
-fn measure(what: &str, mut cmd: Command, dir: &Path) -> Measure {
-    let err_path = dir.join("stderr.txt");
-    let err =
-        File::create(&err_path).unwrap_or_else(|e| fail(&format!("{}: {e}", err_path.display())));
-    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(err);
-    let start = Instant::now();
-    let child = cmd
-        .spawn()
-        .unwrap_or_else(|e| fail(&format!("starting {what} ({cmd:?}): {e}")));
-    let pid = libc::pid_t::try_from(child.id()).unwrap_or_else(|_| fail("pid out of range"));
-    let mut status: libc::c_int = 0;
-    // SAFETY: an all-zero `rusage` is a valid value (plain integers and timevals).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: `pid` is our un-reaped child (std's `Child` never waited for it); `status` and
-        // `usage` are valid for writes for the duration of the call.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if r == pid {
-            break;
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            fail(&format!("wait4 for {what}: {e}"));
-        }
-    }
-    let wall_s = start.elapsed().as_secs_f64();
-    drop(child); // already reaped by wait4; dropping a `Child` neither waits nor kills
-    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
-        let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
-        let _ = std::fs::remove_dir_all(dir); // `fail` exits without dropping the `TempDir`
-        fail(&format!(
-            "{what} failed (wait status {status:#x}): {cmd:?}\n{stderr}"
-        ));
-    }
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    // ru_maxrss is in KiB on Linux.
-    Measure {
-        wall_s,
-        cpu_s: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-        peak_rss_mb: usage.ru_maxrss as f64 / 1024.0,
     }
 }
 
@@ -419,19 +339,6 @@ fn print_json(results: &[Result3], runs: u32) {
     println!("{out:#}");
 }
 
-/// 1234567.8 → "1,234,568".
-fn group(x: f64) -> String {
-    let digits = format!("{:.0}", x);
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// `<target>/bench-data/rides_N.csv`, generated when missing (through a temp file renamed into
 /// place, so an interrupted generation is never mistaken for a complete file).
 fn ensure_csv(target: &Path, rows: u64) -> PathBuf {
@@ -456,50 +363,6 @@ fn ensure_csv(target: &Path, rows: u64) -> PathBuf {
         start.elapsed().as_secs_f64()
     );
     std::path::absolute(&path).unwrap_or(path)
-}
-
-/// splitmix64: a fast, deterministic PRNG (no `rand`).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform enough in `0..n` for a benchmark (n is tiny next to 2^64).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// Appends `v`'s decimal digits.
-fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&tmp[i..]);
-}
-
-fn push_2(buf: &mut Vec<u8>, v: u64) {
-    buf.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]);
-}
-
-/// Hundredths as a decimal with 2 places: 1617 → "16.17".
-fn push_cents(buf: &mut Vec<u8>, cents: u64) {
-    push_u64(buf, cents / 100);
-    buf.push(b'.');
-    push_2(buf, cents % 100);
 }
 
 /// Rides `1..=rows`: pickups uniform over the 7 days from 2024-01-01, distance 0.50–30.00 km,
