@@ -55,6 +55,26 @@ pub enum Command {
     ///
     /// Example: ldp run examples/rides.json --mode overwrite
     Run(RunCmdArgs),
+    /// Validate a config (or a folder of them) without running it, and say what a run would do.
+    ///
+    /// Prints the spec hash, route, pipeline, target, write mode, catalog, checks, sinks,
+    /// schedule and window of CONFIG. With --window, also the window's idempotency key (the key
+    /// `ldp run --window W --idempotency-key auto` uses) and the source path of that window. A
+    /// folder plans every *.json file in it, one line each. Nothing is read, written or
+    /// created. The spec hash and the keys are the Python tool's, byte for byte.
+    ///
+    /// Exit codes: 0 valid, 1 any file invalid (its problems on stderr, each with its JSON path).
+    ///
+    /// Example: ldp plan examples/rides.json --window 2026-08-01/2026-08-02 --json
+    Plan(PlanArgs),
+    /// Print the JSON Schema of an ldp/v1 file (for editors and CI validation).
+    ///
+    /// With no --kind it is the schema of a dataset config, which is the kind Pipeline.
+    Schema {
+        /// The kind of file: Pipeline, Workflow.
+        #[arg(long, value_name = "KIND", default_value = "Pipeline")]
+        kind: String,
+    },
     /// List the snapshots of the config's Iceberg target, oldest first.
     ///
     /// Reads only: never creates a catalog.
@@ -96,6 +116,21 @@ pub struct RunCmdArgs {
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Print the result as JSON on stdout, for scripts.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ldp plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// A JSON dataset config, or a folder of *.json files.
+    pub config: PathBuf,
+    /// A logical window: an ISO-8601 interval START/END, or yesterday, last-week or last-month
+    /// in the time zone of the config. Prints its idempotency key, and the source path of the
+    /// window.
+    #[arg(long, value_name = "WINDOW")]
+    pub window: Option<String>,
+    /// Print the plan as JSON (a list for a folder).
     #[arg(long)]
     pub json: bool,
 }

@@ -1,7 +1,7 @@
 //! Validated settings ("high-level" arguments): everything the command line says, checked and
 //! resolved before any work starts.
 
-use crate::args::{Cli, Command, ModeArg, PluginsCommand, QueryArgs, RunArgs, RunOutput};
+use crate::args::{Cli, Command, ModeArg, PlanArgs, PluginsCommand, QueryArgs, RunArgs, RunOutput};
 use ldp_plugin_runtime::{Grants, Limits, Sandbox};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -45,6 +45,9 @@ pub enum SettingsError {
         "--as-of: cannot read {0:?} as a time; give 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS' (UTC) or one with an offset such as '2026-07-31T23:59:59+02:00'"
     )]
     AsOf(String),
+    /// `--kind` names no kind of file.
+    #[error("--kind: {0}")]
+    Kind(String),
     /// A query argument list without a config.
     #[error("ldp query needs at least one CONFIG before the SQL")]
     QueryArgs,
@@ -80,6 +83,13 @@ pub enum Task {
         mode: Option<ldp_config::WriteMode>,
         /// JSON output.
         json: bool,
+    },
+    /// `ldp plan`.
+    Plan(PlanArgs),
+    /// `ldp schema`.
+    Schema {
+        /// The kind whose schema to print.
+        kind: ldp_config::Kind,
     },
     /// `ldp snapshots`.
     Snapshots {
@@ -186,6 +196,10 @@ impl Settings {
                     ModeArg::Upsert => ldp_config::WriteMode::Upsert,
                 }),
                 json: args.json,
+            },
+            Command::Plan(args) => Task::Plan(args),
+            Command::Schema { kind } => Task::Schema {
+                kind: ldp_config::parse_kind(&kind).map_err(SettingsError::Kind)?,
             },
             Command::Snapshots { config, json } => Task::Snapshots { config, json },
             Command::Query(args) => Task::Query(query_settings(args)?),

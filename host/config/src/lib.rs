@@ -74,6 +74,7 @@ mod catalog;
 mod error;
 mod identity;
 mod isoformat;
+mod json_schema;
 mod keys;
 mod kind;
 mod model;
@@ -105,6 +106,7 @@ pub use canonical::{canonical_json, canonical_sha256, python_json_pretty, sha256
 pub use catalog::{CATALOG_TYPES, CatalogSpec, CatalogType};
 pub use error::ConfigError;
 pub use identity::target_identity;
+pub use json_schema::{kind_schema, parse_kind};
 pub use keys::{idempotency_key, replace_key};
 pub use kind::{KINDS, Kind, RESERVED_KINDS, kind_of};
 pub use model::{

@@ -1,9 +1,11 @@
 //! One module per command.
 
 mod pipelines;
+mod plan;
 mod plugins;
 mod query;
 mod run;
+mod schema;
 mod snapshots;
 
 use crate::settings::{Settings, Task};
@@ -24,6 +26,8 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
             *json,
             crate::interrupt::install(),
         ),
+        Task::Plan(args) => plan::run(args),
+        Task::Schema { kind } => schema::run(*kind),
         Task::Snapshots { config, json } => snapshots::run(config, *json),
         Task::Query(query) => query::run(query),
         Task::Pipelines { json } => pipelines::run(*json),

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod evolution;
 mod interop;
 mod partitions;
+mod plan;
 mod quality;
 mod tables;
 mod upsert;
