@@ -51,9 +51,18 @@ pub enum Command {
     /// nothing changed adds no snapshot). Overwrite and upsert hold the table's lock file
     /// <warehouse>/.ldp/locks/<namespace>.<table>.lock, so writers on one machine take turns.
     ///
-    /// Exit codes: 0 written, 1 error, 3 held back by a quality check, 130 interrupted.
+    /// Staged runs (--window, --idempotency-key): at most one publish per key reaches main.
+    /// The key is looked for in main's history before the source is read (found: the run is
+    /// skipped, status skipped_duplicate, exit 0); otherwise the write goes to a branch of its
+    /// own (ldp_r<run>_a<attempt>_<n>) and main moves to it in one compare-and-swap that
+    /// asserts main and the branch. Every snapshot carries ldp.idempotency-key, ldp.run-id,
+    /// ldp.attempt, ldp.spec-hash and ldp.logical-window. `ldp commits CONFIG` lists them.
     ///
-    /// Example: ldp run examples/rides.json --mode overwrite
+    /// Exit codes: 0 written (or skipped), 1 error, 3 held back by a quality check, 130
+    /// interrupted.
+    ///
+    /// Examples: ldp run examples/rides.json --mode overwrite
+    ///           ldp run daily.json --window 2026-08-01/2026-08-02 --json
     Run(RunCmdArgs),
     /// Validate a config (or a folder of them) without running it, and say what a run would do.
     ///
@@ -74,6 +83,25 @@ pub enum Command {
         /// The kind of file: Pipeline, Workflow.
         #[arg(long, value_name = "KIND", default_value = "Pipeline")]
         kind: String,
+    },
+    /// List the staged publishes on main of the config's Iceberg target, newest first.
+    ///
+    /// One row per snapshot of main's history that carries ldp.idempotency-key (written by
+    /// `ldp run --window` or `--idempotency-key`, or by the Python tool), with its run id,
+    /// attempt and row count. --branches also lists the staging branches still present
+    /// (ldp_r<run>_a<attempt>_<n>: a run in flight, or one that crashed). Reads only.
+    Commits {
+        /// A dataset config (JSON).
+        config: PathBuf,
+        /// Only the publish carrying this idempotency key.
+        #[arg(long, value_name = "KEY")]
+        key: Option<String>,
+        /// Also list the staging branches still present.
+        #[arg(long)]
+        branches: bool,
+        /// Print JSON instead of tables.
+        #[arg(long)]
+        json: bool,
     },
     /// List the snapshots of the config's Iceberg target, oldest first.
     ///
@@ -115,6 +143,24 @@ pub struct RunCmdArgs {
     /// Override the target's write_mode for this run.
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
+    /// Run one logical window: an ISO-8601 interval START/END (naive = UTC), or yesterday,
+    /// last-week or last-month in the config's time zone. The source path's
+    /// {window_start:FMT}/{window_end:FMT} placeholders are filled in for it, and the run is
+    /// staged under the window's idempotency key (the one `ldp plan --window` prints).
+    #[arg(long, value_name = "WINDOW")]
+    pub window: Option<String>,
+    /// Stage the run under KEY, or 'auto' for the key of --window: a key already on main makes
+    /// the run a skipped duplicate that reads nothing.
+    #[arg(long, value_name = "KEY|auto")]
+    pub idempotency_key: Option<String>,
+    /// The run's id (default: a new UUIDv7). A retry passes the same id with the next
+    /// --attempt.
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+    /// The attempt number (needs --run-id): attempt N fences attempts 1..N-1 of the run, which
+    /// can then no longer publish.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub attempt: Option<u32>,
     /// Print the result as JSON on stdout, for scripts.
     #[arg(long)]
     pub json: bool,

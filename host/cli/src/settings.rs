@@ -1,7 +1,9 @@
 //! Validated settings ("high-level" arguments): everything the command line says, checked and
 //! resolved before any work starts.
 
-use crate::args::{Cli, Command, ModeArg, PlanArgs, PluginsCommand, QueryArgs, RunArgs, RunOutput};
+use crate::args::{
+    Cli, Command, ModeArg, PlanArgs, PluginsCommand, QueryArgs, RunArgs, RunCmdArgs, RunOutput,
+};
 use ldp_plugin_runtime::{Grants, Limits, Sandbox};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -45,6 +47,9 @@ pub enum SettingsError {
         "--as-of: cannot read {0:?} as a time; give 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS' (UTC) or one with an offset such as '2026-07-31T23:59:59+02:00'"
     )]
     AsOf(String),
+    /// `--window`, `--idempotency-key`, `--run-id` and `--attempt` that do not go together.
+    #[error("{0}")]
+    Staged(&'static str),
     /// `--kind` names no kind of file.
     #[error("--kind: {0}")]
     Kind(String),
@@ -81,6 +86,8 @@ pub enum Task {
         config: PathBuf,
         /// `--mode`.
         mode: Option<ldp_config::WriteMode>,
+        /// A staged run's options, when it is one.
+        staged: Option<StagedArgs>,
         /// JSON output.
         json: bool,
     },
@@ -90,6 +97,17 @@ pub enum Task {
     Schema {
         /// The kind whose schema to print.
         kind: ldp_config::Kind,
+    },
+    /// `ldp commits`.
+    Commits {
+        /// The config file.
+        config: PathBuf,
+        /// `--key`.
+        key: Option<String>,
+        /// `--branches`.
+        branches: bool,
+        /// JSON output.
+        json: bool,
     },
     /// `ldp snapshots`.
     Snapshots {
@@ -119,6 +137,19 @@ pub enum Task {
     },
     /// `ldp plugins run`.
     PluginsRun(RunSettings),
+}
+
+/// What makes `ldp run` a staged run, checked against each other.
+#[derive(Debug, Clone)]
+pub struct StagedArgs {
+    /// `--window`, as written (it is read in the config's time zone).
+    pub window: Option<String>,
+    /// `--idempotency-key`; `None` for `auto` (the window's key).
+    pub key: Option<String>,
+    /// `--run-id`.
+    pub run_id: Option<String>,
+    /// `--attempt` (1 by default).
+    pub attempt: u32,
 }
 
 /// Which version of a table a query reads.
@@ -189,6 +220,7 @@ impl Settings {
         };
         let task = match cli.command {
             Command::Run(args) => Task::Run {
+                staged: staged_args(&args)?,
                 config: args.config,
                 mode: args.mode.map(|m| match m {
                     ModeArg::Append => ldp_config::WriteMode::Append,
@@ -200,6 +232,17 @@ impl Settings {
             Command::Plan(args) => Task::Plan(args),
             Command::Schema { kind } => Task::Schema {
                 kind: ldp_config::parse_kind(&kind).map_err(SettingsError::Kind)?,
+            },
+            Command::Commits {
+                config,
+                key,
+                branches,
+                json,
+            } => Task::Commits {
+                config,
+                key,
+                branches,
+                json,
             },
             Command::Snapshots { config, json } => Task::Snapshots { config, json },
             Command::Query(args) => Task::Query(query_settings(args)?),
@@ -219,6 +262,44 @@ impl Settings {
             task,
         })
     }
+}
+
+/// The reference's rules: `--attempt` needs `--run-id`, `--run-id` needs `--window` or a key,
+/// `auto` needs `--window`.
+fn staged_args(args: &RunCmdArgs) -> Result<Option<StagedArgs>, SettingsError> {
+    if args.attempt.is_some() && args.run_id.is_none() {
+        return Err(SettingsError::Staged(
+            "--attempt needs --run-id: a retry reuses the run id of the attempt before it",
+        ));
+    }
+    if args.run_id.is_some() && args.window.is_none() && args.idempotency_key.is_none() {
+        return Err(SettingsError::Staged(
+            "--run-id needs --window or --idempotency-key, because only a staged run has attempts",
+        ));
+    }
+    let key = match args.idempotency_key.as_deref() {
+        Some("auto") if args.window.is_none() => {
+            return Err(SettingsError::Staged(
+                "--idempotency-key auto needs --window, because the key is derived from the window",
+            ));
+        }
+        Some("auto") | None => None,
+        Some(key) if key.trim().is_empty() => {
+            return Err(SettingsError::Staged(
+                "--idempotency-key must not be empty; give a key, or 'auto' with --window",
+            ));
+        }
+        Some(key) => Some(key.to_string()),
+    };
+    if args.window.is_none() && key.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(StagedArgs {
+        window: args.window.clone(),
+        key,
+        run_id: args.run_id.clone(),
+        attempt: args.attempt.unwrap_or(1),
+    }))
 }
 
 fn query_settings(mut args: QueryArgs) -> Result<QuerySettings, SettingsError> {

@@ -183,6 +183,14 @@ impl Window {
     }
 }
 
+impl Window {
+    /// `START/END` as the reference's snapshot property `ldp.logical-window` writes it
+    /// (`2026-08-01T00:00:00+00:00/2026-08-02T00:00:00+00:00`).
+    pub fn property(&self) -> String {
+        format!("{}/{}", isoformat_utc(self.start), isoformat_utc(self.end))
+    }
+}
+
 impl std::fmt::Display for Window {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.label())
@@ -195,8 +203,9 @@ pub fn format_instant(instant: Timestamp) -> String {
     format!("{}Z", civil_utc(instant))
 }
 
-/// Python's `isoformat()` of a UTC datetime: like [`format_instant`] with `+00:00`.
-fn isoformat_utc(instant: Timestamp) -> String {
+/// Python's `isoformat()` of a UTC datetime: like [`format_instant`] with `+00:00`
+/// (`2026-08-01T00:00:00+00:00`), as snapshot properties and run events write instants.
+pub fn isoformat_utc(instant: Timestamp) -> String {
     format!("{}+00:00", civil_utc(instant))
 }
 

@@ -63,6 +63,33 @@ pub enum Error {
     /// The run was interrupted (Ctrl-C) before it committed; nothing was written.
     #[error("interrupted")]
     Interrupted,
+    /// The staged publish could not publish within its cycles or deadline: another writer
+    /// kept moving `main`. Retryable as the next attempt of the run.
+    #[error(
+        "CommitConflict: could not publish {mode} to {table} for key '{key}' within {cycles} attempts / {deadline_s}s; \
+         retry as attempt {next_attempt}"
+    )]
+    PublishExhausted {
+        /// The write mode.
+        mode: String,
+        /// `ns.t`.
+        table: String,
+        /// The idempotency key.
+        key: String,
+        /// Cycles allowed.
+        cycles: u32,
+        /// Seconds allowed.
+        deadline_s: u64,
+        /// The attempt to run next.
+        next_attempt: u32,
+    },
+    /// The key search could not prove the key absent (too deep, or history expired): the run
+    /// fails closed rather than risk a second publish of the key.
+    #[error("CommitSearchExhausted: {message}")]
+    SearchExhausted {
+        /// What stopped the search.
+        message: String,
+    },
     /// The table's write lock could not be taken.
     #[error("cannot lock {table} for writing ({}): {source}", path.display())]
     Lock {
@@ -88,7 +115,11 @@ impl Error {
                 ErrorKind::NotFound
             }
             Error::Table(e) if e.kind() == ldp_table::ErrorKind::NotFound => ErrorKind::NotFound,
-            Error::Catalog(_) | Error::Table(_) | Error::Lock { .. } => ErrorKind::Write,
+            Error::Catalog(_)
+            | Error::Table(_)
+            | Error::Lock { .. }
+            | Error::PublishExhausted { .. }
+            | Error::SearchExhausted { .. } => ErrorKind::Write,
         }
     }
 
@@ -108,6 +139,7 @@ impl Error {
         match self {
             Error::Table(e) => e.is_retryable(),
             Error::Catalog(e) => e.is_retryable(),
+            Error::PublishExhausted { .. } => true,
             _ => false,
         }
     }

@@ -32,6 +32,7 @@ mod report;
 pub mod routes;
 mod run;
 mod source;
+pub mod staged;
 mod target;
 mod upsert;
 
@@ -40,4 +41,5 @@ pub use lock::TableLock;
 pub use quality::QualityReport;
 pub use report::{RunReport, UpsertCounts, WriteResult};
 pub use run::{Pipeline, ProgressFn, RunOptions};
+pub use staged::{PublishPolicy, Staging};
 pub use target::{TargetTable, open_config};

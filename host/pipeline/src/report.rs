@@ -83,8 +83,25 @@ impl RunReport {
     /// ` (quality: K of N checks passed)` when the run had checks. "rows" even for one row, as
     /// the reference prints it.
     pub fn summary_line(&self) -> String {
+        let kept = self
+            .rows_kept
+            .map_or_else(String::new, |k| format!(", kept {k} in the window"));
+        if self.write_result.skipped_duplicate {
+            let read = if self.rows_read == 0 {
+                String::new()
+            } else {
+                format!(" read {} rows{kept},", self.rows_read)
+            };
+            return format!(
+                "{}:{read} skipped: idempotency key already published in snapshot {} ({:.2}s)",
+                self.name,
+                self.published_snapshot_id
+                    .map_or_else(|| "None".to_string(), |s| s.to_string()),
+                self.duration_s
+            );
+        }
         let mut line = format!(
-            "{}: read {} rows, wrote {} rows in {:.2}s",
+            "{}: read {} rows{kept}, wrote {} rows in {:.2}s",
             self.name, self.rows_read, self.rows_written, self.duration_s
         );
         let checks = self.quality.results.len();
@@ -95,6 +112,33 @@ impl RunReport {
             ));
         }
         line
+    }
+
+    /// The lines a staged run adds (`  window           2026-08-01T00:00:00Z/…`, then
+    /// `idempotency_key`, `run_id`, `attempt`, `status`, `snapshot`, names aligned); none for a
+    /// direct run.
+    pub fn staged_lines(&self, window: Option<&str>, attempt: u32) -> Vec<String> {
+        let Some(key) = &self.idempotency_key else {
+            return Vec::new();
+        };
+        let mut pairs: Vec<(&str, String)> = Vec::new();
+        if let Some(window) = window {
+            pairs.push(("window", window.to_string()));
+        }
+        pairs.push(("idempotency_key", key.clone()));
+        pairs.push(("run_id", self.run_id.clone().unwrap_or_default()));
+        pairs.push(("attempt", attempt.to_string()));
+        pairs.push(("status", self.status.clone()));
+        pairs.push((
+            "snapshot",
+            self.published_snapshot_id
+                .map_or_else(|| "None".to_string(), |s| s.to_string()),
+        ));
+        let width = pairs.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        pairs
+            .into_iter()
+            .map(|(name, value)| format!("  {name:<width$}  {value}"))
+            .collect()
     }
 
     /// The target line: `  target nyc.rides: append, 0 -> 3 rows, snapshot S`; an upsert adds

@@ -9,11 +9,11 @@ use std::time::Instant;
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use ldp_catalog::{Catalog, Mode};
-use ldp_config::{Config, OnFailure, Transform as ConfigTransform, WriteMode};
+use ldp_config::{Config, OnFailure, Transform as ConfigTransform, Window, WriteMode};
 use ldp_plugin_runtime::{CheckContext, Plugin, Runtime, RuntimeError};
 use ldp_table::{
     Append, DataWriter, Evolution, Overwrite, PartitionColumn, RetryPolicy, Table, Transform,
-    WriterOptions,
+    WindowFilter, WriterOptions,
 };
 
 use crate::error::{Error, Result};
@@ -21,6 +21,7 @@ use crate::lock::TableLock;
 use crate::quality::{Gate, GateRun, QualityReport};
 use crate::report::{RunReport, WriteResult};
 use crate::source::SourceSpec;
+use crate::staged::{PublishPolicy, Staging};
 use crate::target::TargetTable;
 
 /// Batches in flight between the source thread and the writer.
@@ -41,6 +42,10 @@ pub struct RunOptions {
     pub cancel: Option<&'static AtomicBool>,
     /// Told how many rows are written, after each batch (a progress display).
     pub progress: Option<ProgressFn>,
+    /// A staged run (`--window`, `--idempotency-key`): published at most once per key.
+    pub staging: Option<Staging>,
+    /// Limits of a staged run's publish loop.
+    pub publish: PublishPolicy,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -50,6 +55,7 @@ impl std::fmt::Debug for RunOptions {
             .field("writer", &self.writer)
             .field("cancel", &self.cancel)
             .field("progress", &self.progress.is_some())
+            .field("staging", &self.staging)
             .finish()
     }
 }
@@ -58,13 +64,18 @@ impl RunOptions {
     fn cancelled(&self) -> bool {
         self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
+
+    /// The window of a staged run, if it has one.
+    pub fn window(&self) -> Option<&Window> {
+        self.staging.as_ref().and_then(|s| s.window.as_ref())
+    }
 }
 
-/// A config ready to run: its source and target resolved.
+/// A config ready to run: its route checked and its target resolved. The source is resolved
+/// when the run starts (its path may depend on the run's window).
 #[derive(Debug, Clone)]
 pub struct Pipeline {
     config: Config,
-    source: SourceSpec,
     target: TargetTable,
 }
 
@@ -74,21 +85,15 @@ enum Message {
 }
 
 impl Pipeline {
-    /// Reads `config` and resolves its route, source file and target table. Nothing is read
-    /// or created.
+    /// Reads `config` and resolves its route and target table. Nothing is read or created.
     ///
     /// # Errors
     ///
-    /// The config is invalid, its route is not one this build runs, or its source file is missing.
+    /// The config is invalid, or its route is not one this build runs.
     pub fn open(config: Config) -> Result<Pipeline> {
         crate::routes::check(&config)?;
         let target = TargetTable::resolve(&config, config.target())?;
-        let source = SourceSpec::resolve(&config)?;
-        Ok(Pipeline {
-            config,
-            source,
-            target,
-        })
+        Ok(Pipeline { config, target })
     }
 
     /// The config.
@@ -122,7 +127,13 @@ impl Pipeline {
                 ),
             });
         }
-        let plugin = self.source.load(runtime)?;
+        if let Some(staging) = &options.staging
+            && let Some(report) = self.skip_if_published(staging, mode, started)?
+        {
+            return Ok(report);
+        }
+        let source = SourceSpec::resolve(&self.config, options.window())?;
+        let plugin = source.load(runtime)?;
         let gate = Gate::load(&self.config, runtime)?;
         let catalog = self.target.open_catalog(Mode::Create)?;
         let _lock = if matches!(mode, WriteMode::Overwrite | WriteMode::Upsert) && self.target.local
@@ -135,30 +146,78 @@ impl Pipeline {
         } else {
             None
         };
-        let (rows_read, write, quality) = std::thread::scope(|scope| {
+        let written = std::thread::scope(|scope| {
             let (sender, receiver) = sync_channel(CHANNEL_BATCHES);
-            let source = &self.source;
+            let source = &source;
             let plugin = &plugin;
             scope.spawn(move || produce(plugin, source, &sender));
             let checks = gate
                 .as_ref()
                 .map(|gate| (gate.on_failure, gate.start(scope)));
-            self.write(&catalog, receiver, checks, mode, options)
+            self.write(&catalog, source, receiver, checks, mode, options)
         })?;
+        let mut report = self.report(
+            written.rows_read,
+            written.write,
+            written.quality,
+            options.staging.as_ref(),
+            started,
+        );
+        report.rows_kept = written.rows_kept;
+        Ok(report)
+    }
+
+    /// The report of a finished run.
+    fn report(
+        &self,
+        rows_read: u64,
+        write: WriteResult,
+        quality: QualityReport,
+        staging: Option<&Staging>,
+        started: Instant,
+    ) -> RunReport {
         let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-        Ok(RunReport {
+        let status = match (staging, write.skipped_duplicate) {
+            (None, _) => "written",
+            (Some(_), false) => "published",
+            (Some(_), true) => "skipped_duplicate",
+        };
+        RunReport {
             name: self.config.source().name.clone(),
             rows_read,
             rows_written: write.rows_written,
-            write_result: write,
             quality,
             duration_s,
-            run_id: None,
-            idempotency_key: None,
-            published_snapshot_id: None,
-            status: "written".into(),
+            run_id: staging.map(|s| s.run_id.clone()),
+            idempotency_key: staging.map(|s| s.key.clone()),
+            published_snapshot_id: staging.and(write.snapshot_id),
+            status: status.into(),
             rows_kept: None,
-        })
+            write_result: write,
+        }
+    }
+
+    /// Step 0 of a staged run: when `main` of the target already holds the key, the run is a
+    /// duplicate and reads nothing (not even the source file, which may be gone).
+    fn skip_if_published(
+        &self,
+        staging: &Staging,
+        mode: WriteMode,
+        started: Instant,
+    ) -> Result<Option<RunReport>> {
+        if !self.target.catalog_file.is_file() {
+            return Ok(None);
+        }
+        let catalog = self.target.open_catalog(Mode::ReadOnly)?;
+        if !catalog.table_exists(&self.target.namespace, &self.target.name)? {
+            return Ok(None);
+        }
+        let table = Table::load(&catalog, &self.target.namespace, &self.target.name)?;
+        Ok(
+            crate::staged::already_published(&table, staging, mode.as_str()).map(|write| {
+                self.report(0, write, QualityReport::default(), Some(staging), started)
+            }),
+        )
     }
 
     /// The consumer: writes what the source thread sends (and shows it to the checks), then
@@ -168,29 +227,39 @@ impl Pipeline {
     fn write(
         &self,
         catalog: &Catalog,
+        source: &SourceSpec,
         receiver: Receiver<std::result::Result<Message, RuntimeError>>,
         checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
-    ) -> Result<(u64, WriteResult, QualityReport)> {
+    ) -> Result<Written> {
         let mut created = false;
-        let outcome =
-            self.stream_and_commit(catalog, receiver, checks, mode, options, &mut created);
+        let outcome = self.stream_and_commit(
+            catalog,
+            source,
+            receiver,
+            checks,
+            mode,
+            options,
+            &mut created,
+        );
         if outcome.is_err() && created {
             self.drop_created(catalog);
         }
         outcome
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn stream_and_commit(
         &self,
         catalog: &Catalog,
+        source: &SourceSpec,
         receiver: Receiver<std::result::Result<Message, RuntimeError>>,
         checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
         created: &mut bool,
-    ) -> Result<(u64, WriteResult, QualityReport)> {
+    ) -> Result<Written> {
         let (on_failure, mut gate) = match checks {
             Some((on_failure, gate)) => (on_failure, Some(gate)),
             None => (OnFailure::Fail, None),
@@ -207,15 +276,35 @@ impl Pipeline {
         let mut writer: Option<DataWriter> = None;
         let mut evolution: Option<Evolution> = None;
         let mut rows_read = 0u64;
+        // `metadata.window.column` keeps the rows of the run's window, before the checks see them.
+        let window_column = self
+            .config
+            .metadata
+            .window
+            .as_ref()
+            .and_then(|w| w.column.clone());
+        let mut window_filter: Option<WindowFilter> = None;
+        let mut data_schema: Option<SchemaRef> = None;
+        let mut rows_kept = 0u64;
         // An upsert compares the whole batch with the table: it is held until the source ends.
         let mut held: Vec<RecordBatch> = Vec::new();
         for message in receiver.iter() {
             if options.cancelled() {
                 return Err(Error::Interrupted);
             }
-            let batch = match message.map_err(|e| self.source.error(e))? {
+            let batch = match message.map_err(|e| source.error(e))? {
                 Message::Schema(schema) => {
                     tracing::debug!(columns = schema.fields().len(), "source opened");
+                    data_schema = Some(schema.clone());
+                    if let (Some(column), Some(window)) = (&window_column, options.window()) {
+                        window_filter = Some(WindowFilter::new(
+                            &schema,
+                            column,
+                            window.start,
+                            window.end,
+                            self.window_zone(),
+                        )?);
+                    }
                     if let Some(gate) = gate.as_mut() {
                         gate.schema(schema)?;
                     }
@@ -225,6 +314,17 @@ impl Pipeline {
                 Message::Batch(batch) => batch,
             };
             rows_read += batch.num_rows() as u64;
+            let batch = match &window_filter {
+                Some(filter) => {
+                    let kept = filter.keep(&batch)?;
+                    rows_kept += kept.num_rows() as u64;
+                    if kept.num_rows() == 0 {
+                        continue;
+                    }
+                    kept
+                }
+                None => batch,
+            };
             if let Some(gate) = gate.as_mut() {
                 gate.batch(batch.clone())?;
             }
@@ -271,8 +371,13 @@ impl Pipeline {
         let files = writer.map(DataWriter::finish).transpose()?;
         let quality = match gate {
             Some(gate) => gate.finish(CheckContext {
-                source_rows: Some(rows_read),
-                now_micros: None,
+                source_rows: Some(if window_filter.is_some() {
+                    rows_kept
+                } else {
+                    rows_read
+                }),
+                // Freshness is judged at the end of the run's window.
+                now_micros: options.window().map(|w| w.end.as_microsecond()),
             })?,
             None => QualityReport::default(),
         };
@@ -292,9 +397,44 @@ impl Pipeline {
                 ),
             }
         }
+        let rows_kept = window_filter.as_ref().map(|_| rows_kept);
+        let written = |write| Written {
+            rows_read,
+            rows_kept,
+            write,
+            quality,
+        };
+        // With a window column, an overwrite replaces only the window's rows.
+        let only_window = match (&window_filter, mode, &data_schema) {
+            (Some(filter), WriteMode::Overwrite, Some(schema)) => {
+                Some(WindowFilter::for_data_to_write(
+                    schema,
+                    filter.column(),
+                    filter.start(),
+                    filter.end(),
+                    filter.time_zone().clone(),
+                )?)
+            }
+            _ => None,
+        };
+        if let Some(staging) = &options.staging {
+            let write = self.publish_staged(
+                catalog,
+                table,
+                files,
+                evolution.as_ref(),
+                only_window.as_ref(),
+                &held,
+                mode,
+                staging,
+                options,
+                created,
+            )?;
+            return Ok(written(write));
+        }
         if mode == WriteMode::Upsert {
             let write = self.upsert(catalog, table, &held, options, created)?;
-            return Ok((rows_read, write, quality));
+            return Ok(written(write));
         }
         let (Some(mut table), Some(files)) = (table, files) else {
             return Err(ldp_table::Error::EmptyInput.into());
@@ -302,7 +442,11 @@ impl Pipeline {
         let schema = evolution.map(|e| e.schema);
         let committed = match mode {
             WriteMode::Overwrite => {
-                let overwrite = Overwrite::new(files);
+                let overwrite = Overwrite::new(files).writer_options(options.writer.clone());
+                let overwrite = match only_window {
+                    Some(filter) => overwrite.only_window(filter),
+                    None => overwrite,
+                };
                 match schema {
                     Some(schema) => overwrite.schema(schema),
                     None => overwrite,
@@ -318,23 +462,28 @@ impl Pipeline {
                 .commit(catalog, &mut table)
             }
         }?;
-        Ok((
-            rows_read,
-            WriteResult {
-                table_identifier: committed.table,
-                mode: mode.as_str().to_string(),
-                rows_written: committed.rows_written,
-                rows_before: committed.rows_before,
-                rows_after: committed.rows_after,
-                snapshot_id: Some(committed.snapshot_id),
-                branch: None,
-                idempotency_key: None,
-                attempts: committed.attempts,
-                skipped_duplicate: false,
-                upsert: None,
-            },
-            quality,
-        ))
+        Ok(written(WriteResult {
+            table_identifier: committed.table,
+            mode: mode.as_str().to_string(),
+            rows_written: committed.rows_written,
+            rows_before: committed.rows_before,
+            rows_after: committed.rows_after,
+            snapshot_id: Some(committed.snapshot_id),
+            branch: None,
+            idempotency_key: None,
+            attempts: committed.attempts,
+            skipped_duplicate: false,
+            upsert: None,
+        }))
+    }
+
+    /// The time zone the config counts its windows' days in.
+    fn window_zone(&self) -> jiff::tz::TimeZone {
+        self.config
+            .metadata
+            .window
+            .as_ref()
+            .map_or(jiff::tz::TimeZone::UTC, |w| w.time_zone())
     }
 
     /// `partition_by` only applies when a run creates the table: say so when an existing table
@@ -474,6 +623,14 @@ fn quoted(names: &[String]) -> String {
         .map(|n| format!("'{n}'"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// What the writer did with the stream.
+pub(crate) struct Written {
+    rows_read: u64,
+    rows_kept: Option<u64>,
+    write: WriteResult,
+    quality: QualityReport,
 }
 
 /// The source thread: opens the plugin and sends its schema and batches until the end, an

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use ldp_config::paths::PathContext;
-use ldp_config::{Config, Format, find_placeholders};
+use ldp_config::{Config, Format, Window, fill_placeholders, find_placeholders};
 use ldp_plugin_runtime::{Grants, Plugin, Runtime, Sandbox};
 
 use crate::error::{Error, Result};
@@ -27,8 +27,9 @@ pub(crate) struct SourceSpec {
 }
 
 impl SourceSpec {
-    /// Resolves the source block of `config`.
-    pub fn resolve(config: &Config) -> Result<SourceSpec> {
+    /// Resolves the source block of `config`; a path with window placeholders is filled in
+    /// for `window` (and needs one).
+    pub fn resolve(config: &Config, window: Option<&Window>) -> Result<SourceSpec> {
         let block = config.source();
         let Some(path) = block.path.as_deref() else {
             return Err(Error::Unsupported {
@@ -39,13 +40,28 @@ impl SourceSpec {
                 ),
             });
         };
-        if !find_placeholders(path).is_empty() {
-            return Err(Error::Unsupported {
-                message: format!(
-                    "metadata.source.path {path:?} holds window placeholders; windowed runs (--window) are not available in this ldp yet"
-                ),
-            });
-        }
+        let filled;
+        let path = match (find_placeholders(path).first(), window) {
+            (None, _) => path,
+            (Some(placeholder), None) => {
+                return Err(Error::Unsupported {
+                    message: format!(
+                        "metadata.source.path {} has the placeholder {}, which needs a window: pass window=, or --window START/END (or yesterday) on the command line",
+                        ldp_config::repr_str(path),
+                        &path[placeholder.span.0..placeholder.span.1]
+                    ),
+                });
+            }
+            (Some(_), Some(window)) => {
+                let zone = config
+                    .metadata
+                    .window
+                    .as_ref()
+                    .map_or(jiff::tz::TimeZone::UTC, |w| w.time_zone());
+                filled = fill_placeholders(path, window, &zone)?;
+                filled.as_str()
+            }
+        };
         let plugin = match block.format {
             Format::Csv => "csv",
             other => {

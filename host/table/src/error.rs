@@ -12,6 +12,8 @@ pub enum ErrorKind {
     /// Another writer moved the table first (compare-and-swap lost), or the catalog stayed
     /// locked: reload and try again.
     CommitConflict,
+    /// A newer attempt of the same run fenced this one: it may not publish. Not retryable.
+    Fenced,
     /// The input has no rows and the caller did not allow an empty write.
     EmptyInput,
     /// A batch does not fit the table's schema, or a schema cannot be stored in Iceberg.
@@ -19,6 +21,10 @@ pub enum ErrorKind {
     /// The data cannot be written the way asked: an upsert batch without its keys, with null
     /// or repeated keys, or without a column of the table. Fix the data or the config.
     Input,
+    /// The config asks for something the data cannot give: a window column that is missing,
+    /// not a date or timestamp column, or a date column with a window that does not start and
+    /// end at local midnight (the reference's `ConfigError`, exit 1). Fix the config.
+    Config,
     /// Something this layer does not do (yet): another storage scheme, delete files, ...
     Unsupported,
     /// A metadata, manifest or data file is unreadable or inconsistent.
@@ -156,6 +162,48 @@ pub enum Error {
         /// The table's columns missing from the batch.
         columns: Vec<String>,
     },
+    /// `metadata.window.column` is not a column of the rows it selects.
+    #[error(
+        "metadata.window.column {} is not a column of {} (columns: {}){}",
+        ldp_pyrepr::repr_str(column),
+        rows.describe(),
+        columns.join(", "),
+        rows.hint()
+    )]
+    WindowColumnMissing {
+        /// The window column.
+        column: String,
+        /// The columns there are.
+        columns: Vec<String>,
+        /// Which rows (the source, the data to write, the table).
+        rows: crate::window::WindowRows,
+    },
+    /// `metadata.window.column` is not a date or timestamp column.
+    #[error(
+        "metadata.window.column {} must be a date or timestamp column, but it is {column_type}",
+        ldp_pyrepr::repr_str(column)
+    )]
+    WindowColumnType {
+        /// The window column.
+        column: String,
+        /// Its type as pyarrow names it (`int64`, `string`, ...).
+        column_type: String,
+    },
+    /// A date window column with a window whose bounds are not at local midnight.
+    #[error(
+        "metadata.window.column {} is a date column, so a window must start and end at midnight in {time_zone}, got {start}/{end}",
+        ldp_pyrepr::repr_str(column)
+    )]
+    WindowNotMidnight {
+        /// The window column.
+        column: String,
+        /// The window's time zone (`Europe/Paris`; `UTC` for a zone without a name).
+        time_zone: String,
+        /// The start, as Python's `isoformat()` of the UTC instant.
+        start: String,
+        /// The end, same format.
+        end: String,
+    },
     /// Something unsupported.
     #[error("{table}: {message}")]
     Unsupported {
@@ -198,6 +246,29 @@ pub enum Error {
         #[source]
         source: Box<parquet::errors::ParquetError>,
     },
+    /// A branch or tag operation found the table other than it requires (another writer
+    /// published first, a branch moved): reload and decide again.
+    #[error("CommitConflict: {operation} on {table}: {message}")]
+    RefConflict {
+        /// `ns.t`.
+        table: String,
+        /// `publish branch …`, `create branch …`, ...
+        operation: String,
+        /// What did not hold.
+        message: String,
+    },
+    /// A newer attempt of this run fenced this one (its fence tag exists): this attempt may not
+    /// stage or publish. Never retryable.
+    #[error(
+        "CommitConflict: this attempt of the run was fenced by a newer attempt (tag {tag} on {table}); \
+         nothing was published by it"
+    )]
+    Fenced {
+        /// `ns.t`.
+        table: String,
+        /// The fence tag.
+        tag: String,
+    },
     /// The Iceberg library failed.
     #[error("{table}: {context}: {source}")]
     Iceberg {
@@ -226,7 +297,8 @@ impl Error {
                 }
                 _ => ErrorKind::Catalog,
             },
-            Error::RetriesExhausted { .. } => ErrorKind::CommitConflict,
+            Error::RetriesExhausted { .. } | Error::RefConflict { .. } => ErrorKind::CommitConflict,
+            Error::Fenced { .. } => ErrorKind::Fenced,
             Error::SnapshotNotFound { .. }
             | Error::NoSnapshotAsOf { .. }
             | Error::NoSnapshots { .. } => ErrorKind::NotFound,
@@ -236,6 +308,9 @@ impl Error {
             | Error::UpsertNullKeys { .. }
             | Error::UpsertDuplicateKeys { .. }
             | Error::UpsertMissingColumns { .. } => ErrorKind::Input,
+            Error::WindowColumnMissing { .. }
+            | Error::WindowColumnType { .. }
+            | Error::WindowNotMidnight { .. } => ErrorKind::Config,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::Corrupt { .. } => ErrorKind::Corrupt,
             Error::Io { .. } => ErrorKind::Io,
@@ -249,6 +324,7 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self {
             Error::Catalog { source } => source.is_retryable(),
+            Error::RefConflict { .. } => true,
             _ => false,
         }
     }

@@ -8,8 +8,9 @@
 //! * [`DataWriter`]: stream record batches into Parquet data files under `data/`, with Iceberg
 //!   field ids and column statistics, rolling over at a target size; [`DataWriter::finish`]
 //!   gives the [`DataFiles`] to commit.
-//! * [`Append`] (fast append), [`Overwrite`] (all rows replaced in one `overwrite` snapshot)
-//!   and [`Upsert`] (rows replaced by key, copy-on-write, in one snapshot): our own snapshot
+//! * [`Append`] (fast append), [`Overwrite`] (all rows replaced in one `overwrite` snapshot,
+//!   or only the rows of a window: [`Overwrite::only_window`] with a [`WindowFilter`]) and
+//!   [`Upsert`] (rows replaced by key, copy-on-write, in one snapshot): our own snapshot
 //!   producer (the private `snapshot` module) writes the manifests, the manifest list and the
 //!   next metadata file, then the catalog's compare-and-swap commits it. A lost race is
 //!   retried for appends and upserts (§4.2 of the reference retries appends only:
@@ -56,10 +57,13 @@ pub mod location;
 mod overwrite;
 mod partition;
 mod read;
+pub mod refs;
+mod rewrite;
 pub mod schema;
 mod snapshot;
 mod table;
 mod upsert;
+mod window;
 mod writer;
 
 pub use append::Append;
@@ -70,8 +74,13 @@ pub use iceberg::spec::Transform;
 pub use overwrite::Overwrite;
 pub use partition::PartitionColumn;
 pub use read::{SnapshotInfo, civil_from_days, utc_millis_text};
-pub use table::{TOTAL_RECORDS, Table};
+pub use refs::{
+    KeySearch, Publish, SearchOutcome, create_branch, drop_branch, fence, find_keyed,
+    publish_branch,
+};
+pub use table::{TOTAL_RECORDS, Table, TableRef};
 pub use upsert::{Upsert, UpsertResult};
+pub use window::{WindowBounds, WindowFilter, WindowRows};
 pub use writer::{
     DEFAULT_ROW_GROUP_BYTES, DEFAULT_TARGET_FILE_SIZE, DataFiles, DataWriter, WriterOptions,
 };

@@ -36,7 +36,7 @@ pub struct SnapshotInfo {
 }
 
 impl SnapshotInfo {
-    fn of(snapshot: &SnapshotRef) -> SnapshotInfo {
+    pub(crate) fn of(snapshot: &SnapshotRef) -> SnapshotInfo {
         SnapshotInfo {
             snapshot_id: snapshot.snapshot_id(),
             parent_snapshot_id: snapshot.parent_snapshot_id(),

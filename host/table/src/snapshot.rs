@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use iceberg::spec::{
-    DataFile, FormatVersion, MAIN_BRANCH, ManifestEntry, ManifestFile, ManifestListWriter,
+    DataFile, FormatVersion, ManifestEntry, ManifestFile, ManifestListWriter,
     ManifestWriterBuilder, Operation, Schema, Snapshot, SnapshotSummaryCollector, Summary,
     TableMetadata,
 };
@@ -114,7 +114,7 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
     let snapshot_id = unique_snapshot_id(metadata);
     let commit_uuid = Uuid::new_v4();
     let sequence_number = metadata.next_sequence_number();
-    let parent = metadata.current_snapshot_id();
+    let parent = base.current_snapshot_id();
     if let Some(evolved) = plan.schema
         && !crate::evolve::still_fits(metadata.current_schema(), evolved)
     {
@@ -289,7 +289,7 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
             .map_err(|source| Error::iceberg(table, "cannot add the evolved schema", source))?;
     }
     let next = builder
-        .set_branch_snapshot(snapshot, MAIN_BRANCH)
+        .set_branch_snapshot(snapshot, base.branch())
         .and_then(|builder| builder.build())
         .map_err(|source| {
             Error::iceberg(

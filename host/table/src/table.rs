@@ -33,6 +33,17 @@ pub struct Table {
     metadata_location: String,
     metadata: TableMetadata,
     file_io: FileIO,
+    /// The branch this handle reads and writes (`None`: `main`).
+    branch: Option<String>,
+}
+
+/// A branch or a tag of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableRef {
+    /// The snapshot it points at.
+    pub snapshot_id: i64,
+    /// A branch (else a tag).
+    pub is_branch: bool,
 }
 
 impl Table {
@@ -77,6 +88,7 @@ impl Table {
             metadata_location: metadata_location.to_string(),
             metadata,
             file_io,
+            branch: None,
         })
     }
 
@@ -165,6 +177,7 @@ impl Table {
             metadata_location,
             metadata,
             file_io: FileIO::new_with_fs(),
+            branch: None,
         })
     }
 
@@ -190,8 +203,9 @@ impl Table {
 
     /// Reloads the table from the catalog; returns whether its metadata file changed.
     pub fn refresh(&mut self, catalog: &Catalog) -> Result<bool> {
-        let fresh = Table::load(catalog, &self.namespace, &self.name)?;
+        let mut fresh = Table::load(catalog, &self.namespace, &self.name)?;
         let changed = fresh.metadata_location != self.metadata_location;
+        fresh.branch = self.branch.take();
         *self = fresh;
         Ok(changed)
     }
@@ -254,14 +268,66 @@ impl Table {
             .collect()
     }
 
-    /// The current snapshot of `main`, if any.
+    /// The head of the branch this handle works on ([`Table::on_branch`]; `main` by default),
+    /// if any. Reads and writes through this handle start from it.
     pub fn current_snapshot(&self) -> Option<&SnapshotRef> {
+        match &self.branch {
+            None => self.metadata.current_snapshot(),
+            Some(branch) => self
+                .ref_snapshot_id(branch)
+                .and_then(|id| self.metadata.snapshot_by_id(id)),
+        }
+    }
+
+    /// The id of [`Table::current_snapshot`], if any.
+    pub fn current_snapshot_id(&self) -> Option<i64> {
+        self.current_snapshot().map(|s| s.snapshot_id())
+    }
+
+    /// The head of `main`, whatever branch this handle works on.
+    pub fn main_snapshot(&self) -> Option<&SnapshotRef> {
         self.metadata.current_snapshot()
     }
 
-    /// The current snapshot's id, if any.
-    pub fn current_snapshot_id(&self) -> Option<i64> {
-        self.metadata.current_snapshot_id()
+    /// The id of the snapshot the ref `name` (a branch or a tag) points at, if it exists.
+    pub fn ref_snapshot_id(&self, name: &str) -> Option<i64> {
+        self.refs().remove(name).map(|r| r.snapshot_id)
+    }
+
+    /// Every ref of the table (branches and tags, `main` included), by name.
+    pub fn refs(&self) -> std::collections::BTreeMap<String, TableRef> {
+        // iceberg-rust keeps the refs private; they are read from the metadata's JSON form.
+        let Ok(value) = serde_json::to_value(&self.metadata) else {
+            return Default::default();
+        };
+        let Some(refs) = value.get("refs").and_then(|r| r.as_object()) else {
+            return Default::default();
+        };
+        refs.iter()
+            .filter_map(|(name, r)| {
+                Some((
+                    name.clone(),
+                    TableRef {
+                        snapshot_id: r.get("snapshot-id")?.as_i64()?,
+                        is_branch: r.get("type")?.as_str()? == "branch",
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// This handle, working on `branch` instead of `main`: reads start from its head and
+    /// commits (append, overwrite, upsert) move it, not `main`. The branch is created by the
+    /// first commit when it does not exist ([`crate::create_branch`] creates it explicitly).
+    pub fn on_branch(mut self, branch: impl Into<String>) -> Table {
+        let branch = branch.into();
+        self.branch = (branch != iceberg::spec::MAIN_BRANCH).then_some(branch);
+        self
+    }
+
+    /// The branch this handle works on (`main` by default).
+    pub fn branch(&self) -> &str {
+        self.branch.as_deref().unwrap_or(iceberg::spec::MAIN_BRANCH)
     }
 
     /// The row count of the current snapshot (`total-records` of its summary; 0 without one).

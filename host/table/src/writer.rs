@@ -358,6 +358,23 @@ impl DataFiles {
         self.discard();
     }
 
+    /// The same files, in a handle that never deletes them: a staged write commits them to a
+    /// staging branch, and again to a new branch when it is staged again, while this handle
+    /// keeps deciding whether they are deleted in the end.
+    pub fn borrowed(&self) -> DataFiles {
+        DataFiles {
+            table: self.table.clone(),
+            files: self.files.clone(),
+            committed: true,
+        }
+    }
+
+    /// The files were published (through a [`DataFiles::borrowed`] handle): they belong to
+    /// the table and are never deleted.
+    pub fn published(mut self) {
+        self.committed = true;
+    }
+
     /// Marks the files committed: they belong to the table now.
     pub(crate) fn keep(&mut self) {
         self.committed = true;

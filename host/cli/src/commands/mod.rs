@@ -1,5 +1,6 @@
 //! One module per command.
 
+mod commits;
 mod pipelines;
 mod plan;
 mod plugins;
@@ -19,15 +20,27 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         })
     };
     match &settings.task {
-        Task::Run { config, mode, json } => run::run(
+        Task::Run {
+            config,
+            mode,
+            staged,
+            json,
+        } => run::run(
             &runtime()?,
             config,
             *mode,
+            staged.as_ref(),
             *json,
             crate::interrupt::install(),
         ),
         Task::Plan(args) => plan::run(args),
         Task::Schema { kind } => schema::run(*kind),
+        Task::Commits {
+            config,
+            key,
+            branches,
+            json,
+        } => commits::run(config, key.as_deref(), *branches, *json),
         Task::Snapshots { config, json } => snapshots::run(config, *json),
         Task::Query(query) => query::run(query),
         Task::Pipelines { json } => pipelines::run(*json),

@@ -1,24 +1,30 @@
-//! `ldp run CONFIG`.
+//! `ldp run CONFIG [--mode M] [--window W] [--idempotency-key K|auto] [--run-id ID]
+//! [--attempt N] [--json]`.
 
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use ldp_config::WriteMode;
-use ldp_pipeline::{Pipeline, RunOptions};
+use ldp_config::{Config, WriteMode};
+use ldp_pipeline::{Pipeline, RunOptions, Staging};
 use ldp_plugin_runtime::Runtime;
 
 use crate::progress::Progress;
+use crate::settings::StagedArgs;
 
 /// Runs the config; prints the reference's summary (or `--json`).
 pub fn run(
     runtime: &Runtime,
     config: &Path,
     mode: Option<WriteMode>,
+    staged: Option<&StagedArgs>,
     json: bool,
     cancel: &'static AtomicBool,
 ) -> anyhow::Result<u8> {
     let pipeline = Pipeline::open(ldp_pipeline::open_config(config)?)?;
+    let staging = staged
+        .map(|args| staging(pipeline.config(), args))
+        .transpose()?;
     let progress = Progress::rows(&pipeline.config().source().name);
     let options = RunOptions {
         mode,
@@ -26,6 +32,7 @@ pub fn run(
         progress: progress.clone().map(|p| -> ldp_pipeline::ProgressFn {
             std::sync::Arc::new(move |rows| p.update(rows))
         }),
+        staging: staging.clone(),
         ..RunOptions::default()
     };
     let result = pipeline.run(runtime, &options);
@@ -44,6 +51,48 @@ pub fn run(
                 writeln!(stdout, "  {line}")?;
             }
         }
+        if let Some(staging) = &staging {
+            let window = staging.window.as_ref().map(|w| w.label());
+            for line in report.staged_lines(window.as_deref(), staging.attempt) {
+                writeln!(stdout, "{line}")?;
+            }
+        }
     }
     Ok(0)
+}
+
+/// The staging of a run: its window read in the config's time zone, its key (given, or the
+/// window's), a run id, the spec hash.
+fn staging(config: &Config, args: &StagedArgs) -> anyhow::Result<Staging> {
+    let now = jiff::Timestamp::now();
+    let zone = config
+        .metadata
+        .window
+        .as_ref()
+        .map_or(jiff::tz::TimeZone::UTC, |w| w.time_zone());
+    let window = args
+        .window
+        .as_deref()
+        .map(|text| ldp_config::Window::parse(text, &zone, now))
+        .transpose()?;
+    let dir = config.base_dir.as_deref();
+    let key = match &args.key {
+        Some(key) => key.clone(),
+        None => ldp_config::idempotency_key(
+            &config.identifier,
+            &ldp_config::target_identity(&config.raw, dir)?,
+            window.as_ref(),
+        )?,
+    };
+    Ok(Staging {
+        run_id: args
+            .run_id
+            .clone()
+            .unwrap_or_else(ldp_pipeline::staged::new_run_id),
+        attempt: args.attempt,
+        key,
+        spec_hash: ldp_config::spec_hash(&config.raw, dir)?,
+        window,
+        search_since_ms: Staging::search_since(now.as_millisecond()),
+    })
 }

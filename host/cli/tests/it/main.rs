@@ -8,8 +8,10 @@ mod interop;
 mod partitions;
 mod plan;
 mod quality;
+mod staged;
 mod tables;
 mod upsert;
+mod windows;
 
 fn ldp(args: &[&str]) -> Output {
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");

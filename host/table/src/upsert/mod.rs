@@ -337,22 +337,10 @@ impl Upsert {
                 .collect(),
             result,
         };
-        for (manifest, entries) in by_manifest {
-            if !entries
-                .iter()
-                .any(|e| rewritten.contains(e.data_file.file_path()))
-            {
-                plan.kept.push(manifest);
-                continue;
-            }
-            for entry in entries {
-                if rewritten.contains(entry.data_file.file_path()) {
-                    plan.deleted.push(entry);
-                } else {
-                    plan.existing.push(entry);
-                }
-            }
-        }
+        let split = crate::rewrite::split_manifests(by_manifest, &rewritten);
+        plan.kept.extend(split.kept);
+        plan.deleted = split.deleted;
+        plan.existing = split.existing;
         Ok(Staged::Changed(plan, files))
     }
 

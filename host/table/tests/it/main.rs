@@ -5,4 +5,5 @@ mod concurrency;
 mod failures;
 mod pyiceberg;
 mod upsert;
+mod window;
 mod writes;

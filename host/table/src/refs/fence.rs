@@ -1,0 +1,71 @@
+//! Fencing older attempts of a run: their staging branches removed and a fence tag per attempt
+//! added, in one commit, so an older attempt still running can no longer stage or publish.
+
+use iceberg::spec::{SnapshotReference, SnapshotRetention};
+use ldp_catalog::Catalog;
+
+use super::{Requirements, commit_edit};
+use crate::error::{Error, Result};
+use crate::table::Table;
+
+/// How long a fence tag is kept (`max-ref-age-ms`): 7 days, as the reference.
+pub const FENCE_TAG_MAX_AGE_MS: i64 = 604_800_000;
+
+/// Removes the branches `branches` (name and the snapshot each must be at) and adds the tags
+/// `tags` at `main`'s head, asserting that each tag is absent. Does nothing when there is
+/// nothing to do.
+///
+/// # Errors
+///
+/// [`Error::RefConflict`] when a branch moved or a tag exists, [`Error::Unsupported`] when
+/// `main` has no snapshot, catalog errors (a lost compare-and-swap is retryable).
+pub fn fence(
+    catalog: &Catalog,
+    table: &mut Table,
+    branches: &[(String, i64)],
+    tags: &[String],
+) -> Result<()> {
+    if branches.is_empty() && tags.is_empty() {
+        return Ok(());
+    }
+    table.refresh(catalog)?;
+    let Some(head) = table.main_snapshot().map(|s| s.snapshot_id()) else {
+        return Err(Error::unsupported(
+            table.identifier(),
+            "cannot fence attempts of a table without a snapshot on main",
+        ));
+    };
+    let requirements = Requirements {
+        main: None,
+        refs: branches
+            .iter()
+            .map(|(name, at)| (name.clone(), Some(*at)))
+            .chain(tags.iter().map(|tag| (tag.clone(), None)))
+            .collect(),
+        schema_id: None,
+        fence_tag: None,
+    };
+    commit_edit(
+        catalog,
+        table,
+        "fence older attempts",
+        &requirements,
+        |mut builder| {
+            for (name, _) in branches {
+                builder = builder.remove_ref(name);
+            }
+            for tag in tags {
+                builder = builder.set_ref(
+                    tag,
+                    SnapshotReference::new(
+                        head,
+                        SnapshotRetention::Tag {
+                            max_ref_age_ms: Some(FENCE_TAG_MAX_AGE_MS),
+                        },
+                    ),
+                )?;
+            }
+            Ok(builder)
+        },
+    )
+}
