@@ -39,6 +39,15 @@ pub enum Error {
         #[source]
         source: ldp_plugin_runtime::RuntimeError,
     },
+    /// A sink plugin (a file target's writer) failed.
+    #[error("{what}: {source}")]
+    Sink {
+        /// `target out (CSV /path/out.csv)`.
+        what: String,
+        /// The plugin runtime's error.
+        #[source]
+        source: ldp_plugin_runtime::RuntimeError,
+    },
     /// A check plugin failed (not a failed check: the plugin itself).
     #[error("{what}: {source}")]
     Check {
@@ -109,6 +118,7 @@ impl Error {
         match self {
             Error::Config(_) | Error::Unsupported { .. } => ErrorKind::Config,
             Error::Source { .. } | Error::Check { .. } => ErrorKind::Source,
+            Error::Sink { .. } => ErrorKind::Write,
             Error::Quality { .. } => ErrorKind::Quality,
             Error::Interrupted => ErrorKind::Interrupted,
             Error::Catalog(e) if e.kind() == ldp_catalog::ErrorKind::NotFound => {
@@ -127,7 +137,9 @@ impl Error {
     /// else 1 (or the plugin error's own code).
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Source { source, .. } | Error::Check { source, .. } => source.exit_code(),
+            Error::Source { source, .. }
+            | Error::Check { source, .. }
+            | Error::Sink { source, .. } => source.exit_code(),
             Error::Quality { .. } => 3,
             Error::Interrupted => 130,
             _ => 1,

@@ -26,6 +26,8 @@
 //! * [`routes`] lists the source → target routes and whether this build runs them.
 
 mod error;
+mod file_target;
+mod job;
 mod lock;
 pub mod quality;
 mod report;
@@ -37,6 +39,8 @@ mod target;
 mod upsert;
 
 pub use error::{Error, ErrorKind, Result};
+pub use file_target::FileExport;
+pub use job::Job;
 pub use lock::TableLock;
 pub use quality::QualityReport;
 pub use report::{RunReport, UpsertCounts, WriteResult};

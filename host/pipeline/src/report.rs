@@ -60,19 +60,19 @@ pub struct RunReport {
     pub rows_read: u64,
     /// Rows written to the target.
     pub rows_written: u64,
-    /// The write.
-    pub write_result: WriteResult,
+    /// The write to an Iceberg table (`null` for a file target, as in the reference).
+    pub write_result: Option<WriteResult>,
     /// The quality report (no results without checks).
     pub quality: crate::quality::QualityReport,
     /// Wall time, seconds, 3 decimals.
     pub duration_s: f64,
-    /// The run id (staged runs only).
+    /// The run id (`--run-id`, else a new UUIDv7).
     pub run_id: Option<String>,
     /// The idempotency key (staged runs only).
     pub idempotency_key: Option<String>,
-    /// The snapshot that holds the run's rows (staged runs only).
+    /// The snapshot that holds the run's rows.
     pub published_snapshot_id: Option<i64>,
-    /// `written` in direct mode; `published` / `skipped_duplicate` for staged runs.
+    /// `published`, or `skipped_duplicate` when a staged run found its key on `main`.
     pub status: String,
     /// Rows kept by a window filter (`null` without one).
     pub rows_kept: Option<u64>,
@@ -86,7 +86,7 @@ impl RunReport {
         let kept = self
             .rows_kept
             .map_or_else(String::new, |k| format!(", kept {k} in the window"));
-        if self.write_result.skipped_duplicate {
+        if self.skipped_duplicate() {
             let read = if self.rows_read == 0 {
                 String::new()
             } else {
@@ -141,10 +141,18 @@ impl RunReport {
             .collect()
     }
 
-    /// The target line: `  target nyc.rides: append, 0 -> 3 rows, snapshot S`; an upsert adds
-    /// ` (50 updated, 10 inserted)`, or ` (0 rows changed, no snapshot added)`.
-    pub fn target_line(&self) -> String {
-        let w = &self.write_result;
+    /// Whether a staged run found its key already published.
+    pub fn skipped_duplicate(&self) -> bool {
+        self.write_result
+            .as_ref()
+            .is_some_and(|w| w.skipped_duplicate)
+    }
+
+    /// The target line of an Iceberg target: `  target nyc.rides: append, 0 -> 3 rows,
+    /// snapshot S`; an upsert adds ` (50 updated, 10 inserted)`, or ` (0 rows changed, no
+    /// snapshot added)`. None for a file target.
+    pub fn target_line(&self) -> Option<String> {
+        let w = self.write_result.as_ref()?;
         let snapshot = w
             .snapshot_id
             .map_or_else(|| "none".to_string(), |s| s.to_string());
@@ -156,9 +164,9 @@ impl RunReport {
             ),
             None => String::new(),
         };
-        format!(
+        Some(format!(
             "  target {}: {}, {} -> {} rows{upsert}, snapshot {snapshot}",
             w.table_identifier, w.mode, w.rows_before, w.rows_after
-        )
+        ))
     }
 }

@@ -16,12 +16,13 @@ pub struct Route {
     pub engine: Option<&'static str>,
     /// The reference's pipeline class name (reported by plan and the demo).
     pub pipeline: &'static str,
-    /// The plugin that reads the source, when this build runs the route.
+    /// The plugins (or `host`) that read the source and write the target, when this build
+    /// runs the route.
     pub plugin: Option<&'static str>,
 }
 
-/// Every route of the reference, sorted as it lists them.
-pub const ROUTES: [Route; 8] = [
+/// Every route of the reference, sorted as it lists them, then the routes only ldp runs.
+pub const ROUTES: [Route; 17] = [
     route(
         Format::Csv,
         Format::Iceberg,
@@ -36,13 +37,19 @@ pub const ROUTES: [Route; 8] = [
         "DuckDBToIceberg",
         None,
     ),
-    route(Format::Iceberg, Format::Csv, None, "IcebergToCSV", None),
+    route(
+        Format::Iceberg,
+        Format::Csv,
+        None,
+        "IcebergToCSV",
+        Some("host → csv-sink"),
+    ),
     route(
         Format::Iceberg,
         Format::Parquet,
         None,
         "IcebergToParquet",
-        None,
+        Some("host → parquet-sink"),
     ),
     route(
         Format::Json,
@@ -56,11 +63,90 @@ pub const ROUTES: [Route; 8] = [
         Format::Iceberg,
         None,
         "ParquetToIceberg",
-        None,
+        Some("parquet"),
     ),
-    route(Format::Xlsx, Format::Csv, None, "ExcelToCSV", None),
-    route(Format::Xlsx, Format::Iceberg, None, "ExcelToIceberg", None),
+    route(
+        Format::Xlsx,
+        Format::Csv,
+        None,
+        "ExcelToCSV",
+        Some("xlsx → csv-sink"),
+    ),
+    route(
+        Format::Xlsx,
+        Format::Iceberg,
+        None,
+        "ExcelToIceberg",
+        Some("xlsx"),
+    ),
+    // ldp only: every file format into a table, tables into tables, files into files.
+    route(
+        Format::Json,
+        Format::Iceberg,
+        None,
+        "JSONToIceberg",
+        Some("json"),
+    ),
+    route(
+        Format::Iceberg,
+        Format::Iceberg,
+        None,
+        "IcebergToIceberg",
+        Some("host"),
+    ),
+    route(
+        Format::Csv,
+        Format::Parquet,
+        None,
+        "CSVToParquet",
+        Some("csv → parquet-sink"),
+    ),
+    route(
+        Format::Csv,
+        Format::Csv,
+        None,
+        "CSVToCSV",
+        Some("csv → csv-sink"),
+    ),
+    route(
+        Format::Json,
+        Format::Parquet,
+        None,
+        "JSONToParquet",
+        Some("json → parquet-sink"),
+    ),
+    route(
+        Format::Json,
+        Format::Csv,
+        None,
+        "JSONToCSV",
+        Some("json → csv-sink"),
+    ),
+    route(
+        Format::Parquet,
+        Format::Csv,
+        None,
+        "ParquetToCSV",
+        Some("parquet → csv-sink"),
+    ),
+    route(
+        Format::Parquet,
+        Format::Parquet,
+        None,
+        "ParquetToParquet",
+        Some("parquet → parquet-sink"),
+    ),
+    route(
+        Format::Xlsx,
+        Format::Parquet,
+        None,
+        "ExcelToParquet",
+        Some("xlsx → parquet-sink"),
+    ),
 ];
+
+/// How many of [`ROUTES`] are the reference's (the others are ldp's own).
+pub const REFERENCE_ROUTES: usize = 8;
 
 const fn route(
     source: Format,
@@ -101,6 +187,7 @@ pub fn check(config: &Config) -> Result<Route> {
         };
         let listed: Vec<String> = ROUTES
             .iter()
+            .take(REFERENCE_ROUTES)
             .map(|r| {
                 let engine = r
                     .engine

@@ -3,14 +3,14 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
 use ldp_catalog::{Catalog, Mode};
 use ldp_config::{Config, OnFailure, Transform as ConfigTransform, Window, WriteMode};
-use ldp_plugin_runtime::{CheckContext, Plugin, Runtime, RuntimeError};
+use ldp_plugin_runtime::{CheckContext, Runtime};
 use ldp_table::{
     Append, DataWriter, Evolution, Overwrite, PartitionColumn, RetryPolicy, Table, Transform,
     WindowFilter, WriterOptions,
@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::lock::TableLock;
 use crate::quality::{Gate, GateRun, QualityReport};
 use crate::report::{RunReport, WriteResult};
-use crate::source::SourceSpec;
+use crate::source::{Loaded, Message, SourceSpec};
 use crate::staged::{PublishPolicy, Staging};
 use crate::target::TargetTable;
 
@@ -79,11 +79,6 @@ pub struct Pipeline {
     target: TargetTable,
 }
 
-enum Message {
-    Schema(SchemaRef),
-    Batch(RecordBatch),
-}
-
 impl Pipeline {
     /// Reads `config` and resolves its route and target table. Nothing is read or created.
     ///
@@ -132,8 +127,12 @@ impl Pipeline {
         {
             return Ok(report);
         }
+        let run_id = match &options.staging {
+            Some(staging) => staging.run_id.clone(),
+            None => crate::staged::new_run_id(),
+        };
         let source = SourceSpec::resolve(&self.config, options.window())?;
-        let plugin = source.load(runtime)?;
+        let loaded = source.load(runtime)?;
         let gate = Gate::load(&self.config, runtime)?;
         let catalog = self.target.open_catalog(Mode::Create)?;
         let _lock = if matches!(mode, WriteMode::Overwrite | WriteMode::Upsert) && self.target.local
@@ -149,18 +148,19 @@ impl Pipeline {
         let written = std::thread::scope(|scope| {
             let (sender, receiver) = sync_channel(CHANNEL_BATCHES);
             let source = &source;
-            let plugin = &plugin;
-            scope.spawn(move || produce(plugin, source, &sender));
+            let loaded: &Loaded = &loaded;
+            scope.spawn(move || source.produce(loaded, &sender));
             let checks = gate
                 .as_ref()
                 .map(|gate| (gate.on_failure, gate.start(scope)));
-            self.write(&catalog, source, receiver, checks, mode, options)
+            self.write(&catalog, receiver, checks, mode, options)
         })?;
         let mut report = self.report(
             written.rows_read,
             written.write,
             written.quality,
             options.staging.as_ref(),
+            &run_id,
             started,
         );
         report.rows_kept = written.rows_kept;
@@ -174,13 +174,16 @@ impl Pipeline {
         write: WriteResult,
         quality: QualityReport,
         staging: Option<&Staging>,
+        run_id: &str,
         started: Instant,
     ) -> RunReport {
         let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-        let status = match (staging, write.skipped_duplicate) {
-            (None, _) => "written",
-            (Some(_), false) => "published",
-            (Some(_), true) => "skipped_duplicate",
+        // As the reference: every run has a run id and is `published` unless it was skipped.
+        let snapshot_id = write.snapshot_id;
+        let status = if write.skipped_duplicate {
+            "skipped_duplicate"
+        } else {
+            "published"
         };
         RunReport {
             name: self.config.source().name.clone(),
@@ -188,12 +191,12 @@ impl Pipeline {
             rows_written: write.rows_written,
             quality,
             duration_s,
-            run_id: staging.map(|s| s.run_id.clone()),
+            run_id: Some(run_id.to_string()),
             idempotency_key: staging.map(|s| s.key.clone()),
-            published_snapshot_id: staging.and(write.snapshot_id),
+            published_snapshot_id: snapshot_id,
             status: status.into(),
             rows_kept: None,
-            write_result: write,
+            write_result: Some(write),
         }
     }
 
@@ -215,7 +218,14 @@ impl Pipeline {
         let table = Table::load(&catalog, &self.target.namespace, &self.target.name)?;
         Ok(
             crate::staged::already_published(&table, staging, mode.as_str()).map(|write| {
-                self.report(0, write, QualityReport::default(), Some(staging), started)
+                self.report(
+                    0,
+                    write,
+                    QualityReport::default(),
+                    Some(staging),
+                    &staging.run_id,
+                    started,
+                )
             }),
         )
     }
@@ -227,22 +237,14 @@ impl Pipeline {
     fn write(
         &self,
         catalog: &Catalog,
-        source: &SourceSpec,
-        receiver: Receiver<std::result::Result<Message, RuntimeError>>,
+        receiver: Receiver<Result<Message>>,
         checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
     ) -> Result<Written> {
         let mut created = false;
-        let outcome = self.stream_and_commit(
-            catalog,
-            source,
-            receiver,
-            checks,
-            mode,
-            options,
-            &mut created,
-        );
+        let outcome =
+            self.stream_and_commit(catalog, receiver, checks, mode, options, &mut created);
         if outcome.is_err() && created {
             self.drop_created(catalog);
         }
@@ -253,8 +255,7 @@ impl Pipeline {
     fn stream_and_commit(
         &self,
         catalog: &Catalog,
-        source: &SourceSpec,
-        receiver: Receiver<std::result::Result<Message, RuntimeError>>,
+        receiver: Receiver<Result<Message>>,
         checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
@@ -292,7 +293,7 @@ impl Pipeline {
             if options.cancelled() {
                 return Err(Error::Interrupted);
             }
-            let batch = match message.map_err(|e| source.error(e))? {
+            let batch = match message? {
                 Message::Schema(schema) => {
                     tracing::debug!(columns = schema.fields().len(), "source opened");
                     data_schema = Some(schema.clone());
@@ -631,37 +632,4 @@ pub(crate) struct Written {
     rows_kept: Option<u64>,
     write: WriteResult,
     quality: QualityReport,
-}
-
-/// The source thread: opens the plugin and sends its schema and batches until the end, an
-/// error, or the writer hanging up.
-fn produce(
-    plugin: &Plugin,
-    source: &SourceSpec,
-    sender: &SyncSender<std::result::Result<Message, RuntimeError>>,
-) {
-    let mut stream = match plugin.open_source(&source.config, &source.sandbox()) {
-        Ok(stream) => stream,
-        Err(e) => {
-            let _ = sender.send(Err(e));
-            return;
-        }
-    };
-    if sender
-        .send(Ok(Message::Schema(stream.schema().clone())))
-        .is_err()
-    {
-        return;
-    }
-    loop {
-        let message = match stream.next_batch() {
-            Ok(Some(batch)) => Ok(Message::Batch(batch)),
-            Ok(None) => return,
-            Err(e) => Err(e),
-        };
-        let failed = message.is_err();
-        if sender.send(message).is_err() || failed {
-            return;
-        }
-    }
 }

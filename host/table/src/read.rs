@@ -173,7 +173,7 @@ impl Table {
     /// The rows of one data file (a `file://` URI), as Parquet stores them, in batches of
     /// `batch_rows` (default: the Parquet reader's 1024). The same file read twice with the same
     /// `batch_rows` gives the same batches.
-    pub(crate) fn read_data_file(
+    pub fn read_data_file(
         &self,
         uri: &str,
         batch_rows: Option<usize>,

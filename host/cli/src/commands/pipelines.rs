@@ -14,7 +14,8 @@ pub fn run(json: bool) -> anyhow::Result<u8> {
     if json {
         let list: Vec<_> = ROUTES
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(i, r)| {
                 json!({
                     "source": r.source.as_str(),
                     "target": r.target.as_str(),
@@ -22,6 +23,7 @@ pub fn run(json: bool) -> anyhow::Result<u8> {
                     "pipeline": r.pipeline,
                     "plugin": r.plugin,
                     "available": r.plugin.is_some(),
+                    "reference": i < ldp_pipeline::routes::REFERENCE_ROUTES,
                 })
             })
             .collect();
@@ -39,10 +41,7 @@ pub fn run(json: bool) -> anyhow::Result<u8> {
                 Cell::Text(r.target.as_str().into()),
                 Cell::Text(r.engine.unwrap_or("-").into()),
                 Cell::Text(r.pipeline.into()),
-                Cell::Text(
-                    r.plugin
-                        .map_or_else(|| "(not yet)".into(), |p| format!("{p} (built-in)")),
-                ),
+                Cell::Text(r.plugin.map_or_else(|| "(not yet)".into(), String::from)),
             ]
         })
         .collect();

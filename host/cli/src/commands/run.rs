@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use ldp_config::{Config, WriteMode};
-use ldp_pipeline::{Pipeline, RunOptions, Staging};
+use ldp_pipeline::{Job, RunOptions, Staging};
 use ldp_plugin_runtime::Runtime;
 
 use crate::progress::Progress;
@@ -21,7 +21,7 @@ pub fn run(
     json: bool,
     cancel: &'static AtomicBool,
 ) -> anyhow::Result<u8> {
-    let pipeline = Pipeline::open(ldp_pipeline::open_config(config)?)?;
+    let pipeline = Job::open(ldp_pipeline::open_config(config)?)?;
     let staging = staged
         .map(|args| staging(pipeline.config(), args))
         .transpose()?;
@@ -45,7 +45,9 @@ pub fn run(
         writeln!(stdout, "{}", super::json_text(&report)?)?;
     } else {
         writeln!(stdout, "{}", report.summary_line())?;
-        writeln!(stdout, "{}", report.target_line())?;
+        if let Some(line) = report.target_line() {
+            writeln!(stdout, "{line}")?;
+        }
         if !report.quality.results.is_empty() {
             for line in report.quality.summary().lines() {
                 writeln!(stdout, "  {line}")?;

@@ -54,17 +54,27 @@ fn append_then_overwrite() {
     let (_dir, config) = workdir(&rides_csv());
     let a = run(&config, None).unwrap();
     assert_eq!(
-        (a.rows_read, a.rows_written, a.write_result.rows_after),
+        (
+            a.rows_read,
+            a.rows_written,
+            a.write_result.as_ref().unwrap().rows_after
+        ),
         (20, 20, 20)
     );
     let b = run(&config, None).unwrap();
     assert_eq!(
-        (b.write_result.rows_before, b.write_result.rows_after),
+        (
+            b.write_result.as_ref().unwrap().rows_before,
+            b.write_result.as_ref().unwrap().rows_after
+        ),
         (20, 40)
     );
     let c = run(&config, Some(WriteMode::Overwrite)).unwrap();
     assert_eq!(
-        (c.write_result.mode.as_str(), c.write_result.rows_after),
+        (
+            c.write_result.as_ref().unwrap().mode.as_str(),
+            c.write_result.as_ref().unwrap().rows_after
+        ),
         ("overwrite", 20)
     );
     assert!(
@@ -127,7 +137,7 @@ fn concurrent_first_runs_both_land() {
         assert!(r.is_ok(), "{r:?}");
     }
     let last = run(&config, None).unwrap();
-    assert_eq!(last.write_result.rows_after, 60);
+    assert_eq!(last.write_result.as_ref().unwrap().rows_after, 60);
 }
 
 #[test]

@@ -1,11 +1,14 @@
-//! Opening a config's source as a plugin stream.
+//! A file source read by a plugin in the sandbox: CSV, JSON, Parquet, XLSX.
 
 use std::path::{Path, PathBuf};
 
 use ldp_config::paths::PathContext;
-use ldp_config::{Config, Format, Window, fill_placeholders, find_placeholders};
+use ldp_config::{Config, Format, Sheet, Window, fill_placeholders, find_placeholders};
 use ldp_plugin_runtime::{Grants, Plugin, Runtime, Sandbox};
 
+use std::sync::mpsc::SyncSender;
+
+use super::Message;
 use crate::error::{Error, Result};
 
 /// Rows per batch asked of file sources. Measured on 10M rides rows (`ldp plugins run csv
@@ -13,9 +16,9 @@ use crate::error::{Error, Result};
 /// in the caches beat fewer boundary crossings.
 pub(crate) const SOURCE_BATCH_ROWS: usize = 8_192;
 
-/// A source resolved for reading: the plugin, its config and its sandbox.
+/// A file source resolved for reading: the plugin, its config and its sandbox.
 #[derive(Debug, Clone)]
-pub(crate) struct SourceSpec {
+pub(crate) struct PluginSource {
     /// The built-in plugin's name.
     pub plugin: &'static str,
     /// The plugin's config (JSON object text).
@@ -26,10 +29,10 @@ pub(crate) struct SourceSpec {
     pub what: String,
 }
 
-impl SourceSpec {
-    /// Resolves the source block of `config`; a path with window placeholders is filled in
-    /// for `window` (and needs one).
-    pub fn resolve(config: &Config, window: Option<&Window>) -> Result<SourceSpec> {
+impl PluginSource {
+    /// Resolves the file source block of `config`; a path with window placeholders is filled
+    /// in for `window` (and needs one).
+    pub fn resolve(config: &Config, window: Option<&Window>) -> Result<PluginSource> {
         let block = config.source();
         let Some(path) = block.path.as_deref() else {
             return Err(Error::Unsupported {
@@ -64,6 +67,9 @@ impl SourceSpec {
         };
         let plugin = match block.format {
             Format::Csv => "csv",
+            Format::Json => "json",
+            Format::Parquet => "parquet",
+            Format::Xlsx => "xlsx",
             other => {
                 return Err(Error::Unsupported {
                     message: format!(
@@ -92,11 +98,19 @@ impl SourceSpec {
                 ),
             });
         }
-        let plugin_config = serde_json::json!({
+        let mut plugin_config = serde_json::json!({
             "path": file.display().to_string(),
             "batch_size": SOURCE_BATCH_ROWS,
         });
-        Ok(SourceSpec {
+        if block.format == Format::Xlsx {
+            plugin_config["header_row"] = block.header_row.into();
+            match &block.sheet {
+                Some(Sheet::Name(name)) => plugin_config["sheet"] = name.clone().into(),
+                Some(Sheet::Index(index)) => plugin_config["sheet"] = (*index).into(),
+                None => {}
+            }
+        }
+        Ok(PluginSource {
             plugin,
             config: plugin_config.to_string(),
             what: format!(
@@ -124,6 +138,35 @@ impl SourceSpec {
         }
     }
 
+    /// Opens the plugin and sends its schema and batches until the end, an error, or the
+    /// consumer hanging up.
+    pub fn produce(&self, plugin: &Plugin, sender: &SyncSender<Result<Message>>) {
+        let mut stream = match plugin.open_source(&self.config, &self.sandbox()) {
+            Ok(stream) => stream,
+            Err(e) => {
+                let _ = sender.send(Err(self.error(e)));
+                return;
+            }
+        };
+        if sender
+            .send(Ok(Message::Schema(stream.schema().clone())))
+            .is_err()
+        {
+            return;
+        }
+        loop {
+            let message = match stream.next_batch() {
+                Ok(Some(batch)) => Ok(Message::Batch(batch)),
+                Ok(None) => return,
+                Err(e) => Err(self.error(e)),
+            };
+            let failed = message.is_err();
+            if sender.send(message).is_err() || failed {
+                return;
+            }
+        }
+    }
+
     /// Loads (compiles or takes from the cache) the source's plugin.
     pub fn load(&self, runtime: &Runtime) -> Result<Plugin> {
         let builtin = ldp_builtin_plugins::get(self.plugin).ok_or_else(|| Error::Unsupported {
@@ -141,6 +184,7 @@ impl SourceSpec {
             .map_err(|source| self.error(source))
     }
 
+    /// The plugin's error, naming the source.
     pub fn error(&self, source: ldp_plugin_runtime::RuntimeError) -> Error {
         Error::Source {
             what: self.what.clone(),

@@ -1,0 +1,339 @@
+//! A run whose target is a file (`CSV`, `PARQUET`): the rows stream through the quality gate
+//! into a sink plugin that writes into a private staging folder next to the target; only when
+//! the checks passed and the sink closed cleanly does the host move the file into place, with
+//! one `rename` on the same file system, so a reader sees the old file or the new one, never
+//! half of one.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::time::Instant;
+
+use ldp_config::{Config, Format, OnFailure};
+use ldp_plugin_runtime::{CheckContext, Grants, Plugin, Runtime, Sandbox, SinkStream};
+use ldp_table::WindowFilter;
+
+use crate::error::{Error, Result};
+use crate::quality::{Gate, GateRun, QualityReport};
+use crate::report::RunReport;
+use crate::run::RunOptions;
+use crate::source::{Loaded, Message, SourceSpec};
+
+/// Batches in flight between the source thread and the sink.
+const CHANNEL_BATCHES: usize = 4;
+
+/// A config whose target is a file.
+#[derive(Debug, Clone)]
+pub struct FileExport {
+    config: Config,
+    /// The target file, absolute.
+    path: PathBuf,
+    /// The sink plugin that writes it.
+    plugin: &'static str,
+}
+
+impl FileExport {
+    /// Resolves the target file of `config` (relative to the config's folder).
+    ///
+    /// # Errors
+    ///
+    /// The target has no path, or a format no sink of this build writes.
+    pub fn open(config: Config) -> Result<FileExport> {
+        let block = config.target();
+        let plugin = match block.format {
+            Format::Csv => "csv-sink",
+            Format::Parquet => "parquet-sink",
+            other => {
+                return Err(Error::Unsupported {
+                    message: format!(
+                        "no sink of this ldp writes {} files; file targets are CSV and PARQUET",
+                        other.as_str()
+                    ),
+                });
+            }
+        };
+        let Some(path) = block.path.as_deref() else {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "metadata.target '{}' ({}) needs a 'path'",
+                    block.name,
+                    block.format.as_str()
+                ),
+            });
+        };
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let path = ldp_config::paths::PathContext::new(config.base_dir.as_deref(), &cwd)
+            .resolve(path)
+            .path;
+        Ok(FileExport {
+            config,
+            path,
+            plugin,
+        })
+    }
+
+    /// The config.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The target file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads the source and replaces the target file.
+    ///
+    /// # Errors
+    ///
+    /// The source fails, a check fails (`on_failure: fail`), the sink fails, or the file cannot
+    /// be moved into place. In every case the target file is left as it was and the staging
+    /// folder is removed.
+    pub fn run(&self, runtime: &Runtime, options: &RunOptions) -> Result<RunReport> {
+        let started = Instant::now();
+        if options.staging.is_some() {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "--window and --idempotency-key publish to Iceberg tables; the target of '{}' is the {} file {}",
+                    self.config.identifier,
+                    self.config.target().format.as_str(),
+                    self.path.display()
+                ),
+            });
+        }
+        let run_id = crate::staged::new_run_id();
+        let source = SourceSpec::resolve(&self.config, options.window())?;
+        let loaded = source.load(runtime)?;
+        let gate = Gate::load(&self.config, runtime)?;
+        let sink = load_sink(runtime, self.plugin)?;
+        let folder = self
+            .path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        std::fs::create_dir_all(&folder).map_err(|e| self.io("create the folder of", e))?;
+        let staging = Staging::create(&folder)?;
+        let (rows_read, rows_written, quality) = std::thread::scope(|scope| {
+            let (sender, receiver) = sync_channel(CHANNEL_BATCHES);
+            let source = &source;
+            let loaded: &Loaded = &loaded;
+            scope.spawn(move || source.produce(loaded, &sender));
+            let checks = gate
+                .as_ref()
+                .map(|gate| (gate.on_failure, gate.start(scope)));
+            self.write(&sink, &staging, receiver, checks, options)
+        })?;
+        staging.remove();
+        let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
+        Ok(RunReport {
+            name: self.config.source().name.clone(),
+            rows_read,
+            rows_written,
+            write_result: None,
+            quality,
+            duration_s,
+            run_id: Some(run_id),
+            idempotency_key: None,
+            published_snapshot_id: None,
+            status: "published".into(),
+            rows_kept: None,
+        })
+    }
+
+    fn write(
+        &self,
+        sink: &Plugin,
+        staging: &Staging,
+        receiver: Receiver<Result<Message>>,
+        checks: Option<(OnFailure, GateRun<'_>)>,
+        options: &RunOptions,
+    ) -> Result<(u64, u64, QualityReport)> {
+        let (on_failure, mut gate) = match checks {
+            Some((on_failure, gate)) => (on_failure, Some(gate)),
+            None => (OnFailure::Fail, None),
+        };
+        let name = self
+            .path
+            .file_name()
+            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        let staged = staging.folder.join(&name);
+        let sink_config = serde_json::json!({ "path": staged.display().to_string() }).to_string();
+        let sandbox = Sandbox {
+            grants: Grants {
+                read_dirs: Vec::new(),
+                write_dir: Some(staging.folder.clone()),
+            },
+            ..Sandbox::default()
+        };
+        let window_column = self
+            .config
+            .metadata
+            .window
+            .as_ref()
+            .and_then(|w| w.column.clone());
+        let mut filter: Option<WindowFilter> = None;
+        let mut stream: Option<SinkStream> = None;
+        let (mut rows_read, mut rows_written) = (0u64, 0u64);
+        for message in receiver.iter() {
+            if options
+                .cancel
+                .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                return Err(Error::Interrupted);
+            }
+            match message? {
+                Message::Schema(schema) => {
+                    if let (Some(column), Some(window)) = (&window_column, options.window()) {
+                        let zone = self
+                            .config
+                            .metadata
+                            .window
+                            .as_ref()
+                            .map_or(jiff::tz::TimeZone::UTC, |w| w.time_zone());
+                        filter = Some(WindowFilter::new(
+                            &schema,
+                            column,
+                            window.start,
+                            window.end,
+                            zone,
+                        )?);
+                    }
+                    if let Some(gate) = gate.as_mut() {
+                        gate.schema(schema.clone())?;
+                    }
+                    stream = Some(
+                        sink.open_batch_sink(&sink_config, &schema, &sandbox)
+                            .map_err(|e| self.sink_error(e))?,
+                    );
+                }
+                Message::Batch(batch) => {
+                    rows_read += batch.num_rows() as u64;
+                    let batch = match &filter {
+                        Some(filter) => filter.keep(&batch)?,
+                        None => batch,
+                    };
+                    if batch.num_rows() == 0 {
+                        continue;
+                    }
+                    if let Some(gate) = gate.as_mut() {
+                        gate.batch(batch.clone())?;
+                    }
+                    if let Some(stream) = stream.as_mut() {
+                        stream.write_batch(&batch).map_err(|e| self.sink_error(e))?;
+                    }
+                    rows_written += batch.num_rows() as u64;
+                    if let Some(progress) = &options.progress {
+                        progress(rows_written);
+                    }
+                }
+            }
+        }
+        if rows_written == 0 {
+            return Err(ldp_table::Error::EmptyInput.into());
+        }
+        let quality = match gate {
+            Some(gate) => gate.finish(CheckContext {
+                source_rows: Some(rows_written),
+                now_micros: options.window().map(|w| w.end.as_microsecond()),
+            })?,
+            None => QualityReport::default(),
+        };
+        if !quality.passed() {
+            match on_failure {
+                OnFailure::Fail => return Err(Error::Quality { report: quality }),
+                OnFailure::Warn => tracing::warn!(
+                    "writing despite failed quality checks (on_failure=warn)\n{}",
+                    quality.summary()
+                ),
+            }
+        }
+        let Some(stream) = stream else {
+            return Err(ldp_table::Error::EmptyInput.into());
+        };
+        let summary = stream.close().map_err(|e| self.sink_error(e))?;
+        tracing::debug!(
+            records = summary.records,
+            bytes = summary.bytes,
+            "the sink closed"
+        );
+        if !staged.is_file() {
+            return Err(Error::Unsupported {
+                message: format!(
+                    "the sink plugin '{}' closed without writing {}",
+                    self.plugin,
+                    staged.display()
+                ),
+            });
+        }
+        std::fs::rename(&staged, &self.path).map_err(|e| self.io("move into place", e))?;
+        tracing::info!(
+            "wrote {rows_written} rows to {} {}",
+            self.config.target().format.as_str(),
+            self.path.display()
+        );
+        Ok((rows_read, rows_written, quality))
+    }
+
+    fn sink_error(&self, source: ldp_plugin_runtime::RuntimeError) -> Error {
+        Error::Sink {
+            what: format!(
+                "target {} ({} {})",
+                self.config.target().name,
+                self.config.target().format.as_str(),
+                self.path.display()
+            ),
+            source,
+        }
+    }
+
+    fn io(&self, action: &str, source: std::io::Error) -> Error {
+        Error::Unsupported {
+            message: format!("cannot {action} {}: {source}", self.path.display()),
+        }
+    }
+}
+
+/// Loads a built-in sink plugin.
+fn load_sink(runtime: &Runtime, name: &str) -> Result<Plugin> {
+    let builtin = ldp_builtin_plugins::get(name).ok_or_else(|| Error::Unsupported {
+        message: format!("the built-in plugin '{name}' is missing from this build"),
+    })?;
+    runtime
+        .load_embedded(
+            &format!("built-in plugin '{name}'"),
+            builtin.bytes,
+            builtin.sha256,
+        )
+        .map_err(|source| Error::Sink {
+            what: format!("built-in plugin '{name}'"),
+            source,
+        })
+}
+
+/// The private folder a sink writes into, removed with what is left in it however the run
+/// ends.
+struct Staging {
+    folder: PathBuf,
+}
+
+impl Staging {
+    fn create(next_to: &Path) -> Result<Staging> {
+        let folder = next_to.join(format!(".ldp-staging-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir(&folder).map_err(|e| Error::Unsupported {
+            message: format!("cannot create the staging folder {}: {e}", folder.display()),
+        })?;
+        Ok(Staging { folder })
+    }
+
+    fn remove(&self) {
+        if let Err(e) = std::fs::remove_dir_all(&self.folder)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!("cannot remove {}: {e}", self.folder.display());
+        }
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}

@@ -1,0 +1,70 @@
+//! A config's source, read on its own thread and handed to the writer as Arrow batches: a file
+//! read by a plugin in the sandbox ([`plugin`]), or an Iceberg table read by the host at its
+//! current snapshot ([`iceberg`]).
+
+mod iceberg;
+mod plugin;
+
+use std::sync::mpsc::SyncSender;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use ldp_config::{Config, Format, Window};
+use ldp_plugin_runtime::{Plugin, Runtime};
+
+pub(crate) use iceberg::IcebergSource;
+pub(crate) use plugin::PluginSource;
+
+use crate::error::Result;
+
+/// What the source thread sends.
+pub(crate) enum Message {
+    /// The schema, first.
+    Schema(SchemaRef),
+    /// A batch.
+    Batch(RecordBatch),
+}
+
+/// A source resolved for reading.
+#[derive(Debug, Clone)]
+pub(crate) enum SourceSpec {
+    /// A file, through its plugin.
+    Plugin(PluginSource),
+    /// An Iceberg table, read by the host.
+    Iceberg(IcebergSource),
+}
+
+/// A source ready to stream (its plugin compiled).
+pub(crate) enum Loaded {
+    /// The plugin.
+    Plugin(Plugin),
+    /// Nothing to load.
+    Iceberg,
+}
+
+impl SourceSpec {
+    /// Resolves the source block of `config` for a run over `window`.
+    pub fn resolve(config: &Config, window: Option<&Window>) -> Result<SourceSpec> {
+        if config.source().format == Format::Iceberg {
+            return Ok(SourceSpec::Iceberg(IcebergSource::resolve(config)?));
+        }
+        Ok(SourceSpec::Plugin(PluginSource::resolve(config, window)?))
+    }
+
+    /// Loads what the source needs (compiles or takes the plugin from the cache).
+    pub fn load(&self, runtime: &Runtime) -> Result<Loaded> {
+        match self {
+            SourceSpec::Plugin(source) => Ok(Loaded::Plugin(source.load(runtime)?)),
+            SourceSpec::Iceberg(_) => Ok(Loaded::Iceberg),
+        }
+    }
+
+    /// Sends the schema and the batches until the end, an error, or the consumer hanging up.
+    pub fn produce(&self, loaded: &Loaded, sender: &SyncSender<Result<Message>>) {
+        match (self, loaded) {
+            (SourceSpec::Plugin(source), Loaded::Plugin(plugin)) => source.produce(plugin, sender),
+            (SourceSpec::Iceberg(source), _) => source.produce(sender),
+            (SourceSpec::Plugin(_), Loaded::Iceberg) => {}
+        }
+    }
+}
