@@ -37,7 +37,7 @@ pub(crate) enum SourceSpec {
 /// A source ready to stream (its plugin compiled).
 pub(crate) enum Loaded {
     /// The plugin.
-    Plugin(Plugin),
+    Plugin(Box<Plugin>),
     /// Nothing to load.
     Iceberg,
 }
@@ -54,7 +54,7 @@ impl SourceSpec {
     /// Loads what the source needs (compiles or takes the plugin from the cache).
     pub fn load(&self, runtime: &Runtime) -> Result<Loaded> {
         match self {
-            SourceSpec::Plugin(source) => Ok(Loaded::Plugin(source.load(runtime)?)),
+            SourceSpec::Plugin(source) => Ok(Loaded::Plugin(Box::new(source.load(runtime)?))),
             SourceSpec::Iceberg(_) => Ok(Loaded::Iceberg),
         }
     }
