@@ -12,8 +12,19 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Plugins embedded in the `ldp` binary (component file stems: plugin names).
-const BUILTIN: &[&str] = &["checks", "csv"];
+/// Plugins embedded in the `ldp` binary, by plugin name (the component file stem is the name
+/// with `-` as `_`: `events-jsonl` is `events_jsonl.wasm`).
+const BUILTIN: &[&str] = &[
+    "checks",
+    "csv",
+    "csv-sink",
+    "events-jsonl",
+    "events-openlineage",
+    "json",
+    "parquet",
+    "parquet-sink",
+    "xlsx",
+];
 
 /// Plugins built for tests and benchmarks, never embedded (crate names in `plugins/testing/`).
 const TESTING: &[&str] = &[
@@ -42,6 +53,13 @@ fn main() {
         "plugins/.cargo/config.toml",
         "plugins/checks",
         "plugins/csv",
+        "plugins/xlsx",
+        "plugins/parquet-sink",
+        "plugins/parquet",
+        "plugins/json",
+        "plugins/csv-sink",
+        "plugins/events-jsonl",
+        "plugins/events-openlineage",
         "plugins/testing",
         "sdk/rust",
         "sdk/ipc",

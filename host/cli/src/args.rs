@@ -103,6 +103,15 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Show the runs a pipeline recorded (its run events), newest first.
+    ///
+    /// With a config: from the `_ldp.runs` table of its Iceberg catalog (the `iceberg` event
+    /// sink), else from its JSONL events file (the `jsonl` sink, default .ldp/events.jsonl
+    /// next to the config). With a .jsonl file: from that file. One line per run (its last
+    /// attempt unless --attempts), or one per event with --events or --run. Reads only.
+    ///
+    /// Example: ldp runs daily.json --run 01a23725-6f95-73c9-8cfe-c24a42626895
+    Runs(RunsArgs),
     /// List the snapshots of the config's Iceberg target, oldest first.
     ///
     /// Reads only: never creates a catalog.
@@ -177,6 +186,32 @@ pub struct PlanArgs {
     #[arg(long, value_name = "WINDOW")]
     pub window: Option<String>,
     /// Print the plan as JSON (a list for a folder).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ldp runs`.
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// A dataset config, or a .jsonl events file.
+    #[arg(value_name = "CONFIG|FILE.jsonl")]
+    pub target: PathBuf,
+    /// Read this JSONL events file instead of what the config names.
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+    /// Only this run's events, one line each.
+    #[arg(long, value_name = "RUN_ID")]
+    pub run: Option<String>,
+    /// One line per event instead of one per run.
+    #[arg(long)]
+    pub events: bool,
+    /// Every attempt of a retried run, not only the last.
+    #[arg(long)]
+    pub attempts: bool,
+    /// At most this many runs (or the last N events).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+    /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }

@@ -3,6 +3,7 @@
 
 use crate::args::{
     Cli, Command, ModeArg, PlanArgs, PluginsCommand, QueryArgs, RunArgs, RunCmdArgs, RunOutput,
+    RunsArgs,
 };
 use ldp_plugin_runtime::{Grants, Limits, Sandbox};
 use std::path::{Path, PathBuf};
@@ -98,6 +99,8 @@ pub enum Task {
         /// The kind whose schema to print.
         kind: ldp_config::Kind,
     },
+    /// `ldp runs`.
+    Runs(RunsSettings),
     /// `ldp commits`.
     Commits {
         /// The config file.
@@ -151,6 +154,9 @@ pub struct StagedArgs {
     /// `--attempt` (1 by default).
     pub attempt: u32,
 }
+
+/// `ldp runs`, as given (every combination is valid).
+pub type RunsSettings = RunsArgs;
 
 /// Which version of a table a query reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,6 +239,7 @@ impl Settings {
             Command::Schema { kind } => Task::Schema {
                 kind: ldp_config::parse_kind(&kind).map_err(SettingsError::Kind)?,
             },
+            Command::Runs(args) => Task::Runs(args),
             Command::Commits {
                 config,
                 key,

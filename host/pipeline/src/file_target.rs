@@ -13,10 +13,13 @@ use ldp_plugin_runtime::{CheckContext, Grants, Plugin, Runtime, Sandbox, SinkStr
 use ldp_table::WindowFilter;
 
 use crate::error::{Error, Result};
+use crate::events::Recorder;
 use crate::quality::{Gate, GateRun, QualityReport};
 use crate::report::RunReport;
 use crate::run::RunOptions;
 use crate::source::{Loaded, Message, SourceSpec};
+use ldp_events::DatasetRef;
+use ldp_events::payload::Stage;
 
 /// Batches in flight between the source thread and the sink.
 const CHANNEL_BATCHES: usize = 4;
@@ -89,6 +92,31 @@ impl FileExport {
     /// be moved into place. In every case the target file is left as it was and the staging
     /// folder is removed.
     pub fn run(&self, runtime: &Runtime, options: &RunOptions) -> Result<RunReport> {
+        let run_id = crate::staged::new_run_id();
+        let label = self.path.display().to_string();
+        let mut rec = Recorder::open(&self.config, runtime, &run_id, 1, &label, None);
+        let base = self.config.base_dir.clone().unwrap_or_default();
+        rec.started(
+            &self.config,
+            None,
+            None,
+            DatasetRef::file(&label, Some(self.config.target().format.as_str()), &base),
+        );
+        let result = self.run_recorded(runtime, options, &run_id, &mut rec);
+        match &result {
+            Ok(report) => rec.written(report, None, None),
+            Err(e) => rec.failed(e),
+        }
+        result
+    }
+
+    fn run_recorded(
+        &self,
+        runtime: &Runtime,
+        options: &RunOptions,
+        run_id: &str,
+        rec: &mut Recorder,
+    ) -> Result<RunReport> {
         let started = Instant::now();
         if options.staging.is_some() {
             return Err(Error::Unsupported {
@@ -100,7 +128,7 @@ impl FileExport {
                 ),
             });
         }
-        let run_id = crate::staged::new_run_id();
+        rec.stage(Stage::Extract);
         let source = SourceSpec::resolve(&self.config, options.window())?;
         let loaded = source.load(runtime)?;
         let gate = Gate::load(&self.config, runtime)?;
@@ -119,7 +147,7 @@ impl FileExport {
             let checks = gate
                 .as_ref()
                 .map(|gate| (gate.on_failure, gate.start(scope)));
-            self.write(&sink, &staging, receiver, checks, options)
+            self.write(&sink, &staging, receiver, checks, options, rec)
         })?;
         staging.remove();
         let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
@@ -130,7 +158,7 @@ impl FileExport {
             write_result: None,
             quality,
             duration_s,
-            run_id: Some(run_id),
+            run_id: Some(run_id.to_string()),
             idempotency_key: None,
             published_snapshot_id: None,
             status: "published".into(),
@@ -145,6 +173,7 @@ impl FileExport {
         receiver: Receiver<Result<Message>>,
         checks: Option<(OnFailure, GateRun<'_>)>,
         options: &RunOptions,
+        rec: &mut Recorder,
     ) -> Result<(u64, u64, QualityReport)> {
         let (on_failure, mut gate) = match checks {
             Some((on_failure, gate)) => (on_failure, Some(gate)),
@@ -171,6 +200,8 @@ impl FileExport {
             .and_then(|w| w.column.clone());
         let mut filter: Option<WindowFilter> = None;
         let mut stream: Option<SinkStream> = None;
+        let mut data_schema: Option<arrow_schema::SchemaRef> = None;
+        let mut null_counts: Vec<u64> = Vec::new();
         let (mut rows_read, mut rows_written) = (0u64, 0u64);
         for message in receiver.iter() {
             if options
@@ -199,6 +230,7 @@ impl FileExport {
                     if let Some(gate) = gate.as_mut() {
                         gate.schema(schema.clone())?;
                     }
+                    data_schema = Some(schema.clone());
                     stream = Some(
                         sink.open_batch_sink(&sink_config, &schema, &sandbox)
                             .map_err(|e| self.sink_error(e))?,
@@ -213,6 +245,10 @@ impl FileExport {
                     if batch.num_rows() == 0 {
                         continue;
                     }
+                    null_counts.resize(batch.num_columns(), 0);
+                    for (count, column) in null_counts.iter_mut().zip(batch.columns()) {
+                        *count += column.null_count() as u64;
+                    }
                     if let Some(gate) = gate.as_mut() {
                         gate.batch(batch.clone())?;
                     }
@@ -226,6 +262,14 @@ impl FileExport {
                 }
             }
         }
+        let empty = arrow_schema::Schema::empty();
+        let schema_seen = data_schema.as_deref().unwrap_or(&empty);
+        rec.extracted(
+            rows_read,
+            filter.as_ref().map(|_| rows_written),
+            schema_seen,
+        );
+        rec.stage(Stage::Validate);
         if rows_written == 0 {
             return Err(ldp_table::Error::EmptyInput.into());
         }
@@ -236,6 +280,14 @@ impl FileExport {
             })?,
             None => QualityReport::default(),
         };
+        rec.quality(
+            rows_written,
+            schema_seen,
+            &null_counts,
+            on_failure.as_str(),
+            &quality,
+        );
+        rec.stage(Stage::Write);
         if !quality.passed() {
             match on_failure {
                 OnFailure::Fail => return Err(Error::Quality { report: quality }),

@@ -26,6 +26,7 @@
 //! * [`routes`] lists the source → target routes and whether this build runs them.
 
 mod error;
+mod events;
 mod file_target;
 mod job;
 mod lock;

@@ -17,12 +17,14 @@ use ldp_table::{
 };
 
 use crate::error::{Error, Result};
+use crate::events::{Recorder, iceberg_ref};
 use crate::lock::TableLock;
 use crate::quality::{Gate, GateRun, QualityReport};
 use crate::report::{RunReport, WriteResult};
 use crate::source::{Loaded, Message, SourceSpec};
 use crate::staged::{PublishPolicy, Staging};
 use crate::target::TargetTable;
+use ldp_events::payload::{SnapshotSummary, Stage};
 
 /// Batches in flight between the source thread and the writer.
 const CHANNEL_BATCHES: usize = 4;
@@ -110,10 +112,63 @@ impl Pipeline {
     /// every case the table is left as it was: the data files written are deleted and a table
     /// created by this run is dropped again.
     pub fn run(&self, runtime: &Runtime, options: &RunOptions) -> Result<RunReport> {
-        let started = Instant::now();
         let mode = options
             .mode
             .unwrap_or_else(|| self.config.target().write_mode());
+        let run_id = match &options.staging {
+            Some(staging) => staging.run_id.clone(),
+            None => crate::staged::new_run_id(),
+        };
+        let attempt = options.staging.as_ref().map_or(1, |s| s.attempt);
+        let mut rec = Recorder::open(
+            &self.config,
+            runtime,
+            &run_id,
+            attempt,
+            &self.target.identifier(),
+            Some(&self.target),
+        );
+        rec.started(
+            &self.config,
+            Some(mode),
+            options.staging.as_ref(),
+            iceberg_ref(&self.target),
+        );
+        let result = self.run_recorded(runtime, options, mode, &run_id, &mut rec);
+        match &result {
+            Ok(report) => {
+                let (uuid, summary) = self.snapshot_facts(report.published_snapshot_id);
+                rec.written(report, uuid, summary);
+            }
+            Err(e) => rec.failed(e),
+        }
+        result
+    }
+
+    /// The table's UUID and the summary of `snapshot`, for the events (none when unreadable).
+    fn snapshot_facts(&self, snapshot: Option<i64>) -> (Option<String>, Option<SnapshotSummary>) {
+        let Ok(table) = self.target.load() else {
+            return (None, None);
+        };
+        let uuid = Some(table.metadata().uuid().to_string());
+        let summary = snapshot
+            .and_then(|id| table.snapshot(id).ok())
+            .map(|s| SnapshotSummary {
+                operation: s.operation.clone(),
+                properties: s.summary.clone(),
+            });
+        (uuid, summary)
+    }
+
+    fn run_recorded(
+        &self,
+        runtime: &Runtime,
+        options: &RunOptions,
+        mode: WriteMode,
+        run_id: &str,
+        rec: &mut Recorder,
+    ) -> Result<RunReport> {
+        let started = Instant::now();
         if mode == WriteMode::Upsert && self.config.target().join_cols.is_empty() {
             return Err(Error::Unsupported {
                 message: format!(
@@ -122,15 +177,13 @@ impl Pipeline {
                 ),
             });
         }
+        rec.stage(Stage::Search);
         if let Some(staging) = &options.staging
             && let Some(report) = self.skip_if_published(staging, mode, started)?
         {
             return Ok(report);
         }
-        let run_id = match &options.staging {
-            Some(staging) => staging.run_id.clone(),
-            None => crate::staged::new_run_id(),
-        };
+        rec.stage(Stage::Extract);
         let source = SourceSpec::resolve(&self.config, options.window())?;
         let loaded = source.load(runtime)?;
         let gate = Gate::load(&self.config, runtime)?;
@@ -153,14 +206,14 @@ impl Pipeline {
             let checks = gate
                 .as_ref()
                 .map(|gate| (gate.on_failure, gate.start(scope)));
-            self.write(&catalog, receiver, checks, mode, options)
+            self.write(&catalog, receiver, checks, mode, options, rec)
         })?;
         let mut report = self.report(
             written.rows_read,
             written.write,
             written.quality,
             options.staging.as_ref(),
-            &run_id,
+            run_id,
             started,
         );
         report.rows_kept = written.rows_kept;
@@ -241,10 +294,11 @@ impl Pipeline {
         checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
+        rec: &mut Recorder,
     ) -> Result<Written> {
         let mut created = false;
         let outcome =
-            self.stream_and_commit(catalog, receiver, checks, mode, options, &mut created);
+            self.stream_and_commit(catalog, receiver, checks, mode, options, rec, &mut created);
         if outcome.is_err() && created {
             self.drop_created(catalog);
         }
@@ -259,6 +313,7 @@ impl Pipeline {
         checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
+        rec: &mut Recorder,
         created: &mut bool,
     ) -> Result<Written> {
         let (on_failure, mut gate) = match checks {
@@ -286,6 +341,7 @@ impl Pipeline {
             .and_then(|w| w.column.clone());
         let mut window_filter: Option<WindowFilter> = None;
         let mut data_schema: Option<SchemaRef> = None;
+        let mut null_counts: Vec<u64> = Vec::new();
         let mut rows_kept = 0u64;
         // An upsert compares the whole batch with the table: it is held until the source ends.
         let mut held: Vec<RecordBatch> = Vec::new();
@@ -326,6 +382,10 @@ impl Pipeline {
                 }
                 None => batch,
             };
+            null_counts.resize(batch.num_columns(), 0);
+            for (count, column) in null_counts.iter_mut().zip(batch.columns()) {
+                *count += column.null_count() as u64;
+            }
             if let Some(gate) = gate.as_mut() {
                 gate.batch(batch.clone())?;
             }
@@ -368,20 +428,37 @@ impl Pipeline {
             return Err(Error::Interrupted);
         }
         tracing::debug!(rows_read, "source finished");
+        let checked_rows = if window_filter.is_some() {
+            rows_kept
+        } else {
+            rows_read
+        };
+        let empty = Schema::empty();
+        let schema_seen: &Schema = data_schema.as_deref().unwrap_or(&empty);
+        rec.extracted(
+            rows_read,
+            window_filter.as_ref().map(|_| rows_kept),
+            schema_seen,
+        );
+        rec.stage(Stage::Validate);
         // The files are closed while the checks give their verdicts; nothing commits before.
         let files = writer.map(DataWriter::finish).transpose()?;
         let quality = match gate {
             Some(gate) => gate.finish(CheckContext {
-                source_rows: Some(if window_filter.is_some() {
-                    rows_kept
-                } else {
-                    rows_read
-                }),
+                source_rows: Some(checked_rows),
                 // Freshness is judged at the end of the run's window.
                 now_micros: options.window().map(|w| w.end.as_microsecond()),
             })?,
             None => QualityReport::default(),
         };
+        rec.quality(
+            checked_rows,
+            schema_seen,
+            &null_counts,
+            on_failure.as_str(),
+            &quality,
+        );
+        rec.stage(Stage::Write);
         if !quality.passed() {
             match on_failure {
                 OnFailure::Fail => {

@@ -127,6 +127,24 @@ impl Table {
         partition: &[PartitionColumn],
         location: &Path,
     ) -> Result<Table> {
+        Table::create_with_properties(catalog, namespace, name, schema, partition, location, &[])
+    }
+
+    /// As [`Table::create_partitioned`], with table properties (the `_ldp` system tables'
+    /// `ldp.managed=true`, ...).
+    ///
+    /// # Errors
+    ///
+    /// As [`Table::create_partitioned`].
+    pub fn create_with_properties(
+        catalog: &Catalog,
+        namespace: &str,
+        name: &str,
+        schema: &ArrowSchema,
+        partition: &[PartitionColumn],
+        location: &Path,
+        properties: &[(&str, &str)],
+    ) -> Result<Table> {
         let identifier = qualified(namespace, name);
         if !location.is_absolute() {
             return Err(Error::unsupported(
@@ -153,7 +171,10 @@ impl Table {
             SortOrder::unsorted_order(),
             location_uri.clone(),
             FormatVersion::V2,
-            HashMap::new(),
+            properties
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<HashMap<_, _>>(),
         )
         .and_then(TableMetadataBuilder::build)
         .map_err(|source| {

@@ -6,6 +6,7 @@ mod plan;
 mod plugins;
 mod query;
 mod run;
+mod runs;
 mod schema;
 mod snapshots;
 
@@ -35,6 +36,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         ),
         Task::Plan(args) => plan::run(args),
         Task::Schema { kind } => schema::run(*kind),
+        Task::Runs(settings) => runs::run(settings),
         Task::Commits {
             config,
             key,

@@ -1,0 +1,79 @@
+//! `run.started`.
+
+use jiff::Timestamp;
+use serde_json::{Map, Value};
+
+use super::{EventPayload, opt_str};
+use crate::dataset::DatasetRef;
+use crate::time::isoformat;
+
+/// The version the events report (`ldp_version`), the reference's, whose events these are.
+pub const LDP_VERSION: &str = "0.1.3";
+
+/// How a run writes its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Publish {
+    /// Through the staged publish protocol (a window, a key, a workflow or backfill run).
+    Staged,
+    /// Straight to `main`.
+    Direct,
+}
+
+impl Publish {
+    /// `staged` or `direct`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Publish::Staged => "staged",
+            Publish::Direct => "direct",
+        }
+    }
+}
+
+/// `run.started`: `{mode, publish, idempotency_key, spec_hash, logical_window, source, target,
+/// ldp_version}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Started {
+    /// The write mode (`append`, `overwrite`, `upsert`); `null` for targets without one.
+    pub mode: Option<String>,
+    /// Staged or direct.
+    pub publish: Publish,
+    /// The run's idempotency key (staged runs).
+    pub idempotency_key: Option<String>,
+    /// The config's spec hash.
+    pub spec_hash: Option<String>,
+    /// The logical window `[start, end)`, written ISO+00.
+    pub logical_window: Option<(Timestamp, Timestamp)>,
+    /// The source.
+    pub source: DatasetRef,
+    /// The target.
+    pub target: DatasetRef,
+    /// Normally [`LDP_VERSION`].
+    pub ldp_version: String,
+}
+
+impl EventPayload for Started {
+    fn event_type(&self) -> &'static str {
+        "run.started"
+    }
+
+    fn to_payload(&self) -> Map<String, Value> {
+        let mut payload = Map::new();
+        payload.insert("mode".into(), opt_str(self.mode.as_deref()));
+        payload.insert("publish".into(), Value::from(self.publish.as_str()));
+        payload.insert(
+            "idempotency_key".into(),
+            opt_str(self.idempotency_key.as_deref()),
+        );
+        payload.insert("spec_hash".into(), opt_str(self.spec_hash.as_deref()));
+        payload.insert(
+            "logical_window".into(),
+            self.logical_window.map_or(Value::Null, |(start, end)| {
+                Value::from(vec![isoformat(start), isoformat(end)])
+            }),
+        );
+        payload.insert("source".into(), self.source.to_value());
+        payload.insert("target".into(), self.target.to_value());
+        payload.insert("ldp_version".into(), Value::from(self.ldp_version.clone()));
+        payload
+    }
+}

@@ -1,0 +1,136 @@
+//! The reference's OpenLineage lines (`testdata/*.openlineage.jsonl`, written by its own sink
+//! from the ldp events beside them, see `testdata/generate.py`), compared field by field.
+
+use super::*;
+use serde_json::Value;
+
+fn testdata(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Walks two JSON values and names the first path where they differ.
+fn first_difference(path: &str, got: &Value, want: &Value) -> Option<String> {
+    match (got, want) {
+        (Value::Object(g), Value::Object(w)) => {
+            let mut keys: Vec<&String> = g.keys().chain(w.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .find_map(|key| match (g.get(key), w.get(key)) {
+                    (Some(a), Some(b)) => first_difference(&format!("{path}.{key}"), a, b),
+                    (a, b) => Some(format!("{path}.{key}: got {a:?}, want {b:?}")),
+                })
+        }
+        (Value::Array(g), Value::Array(w)) if g.len() == w.len() => g
+            .iter()
+            .zip(w)
+            .enumerate()
+            .find_map(|(i, (a, b))| first_difference(&format!("{path}[{i}]"), a, b)),
+        _ if got == want => None,
+        _ => Some(format!("{path}: got {got}, want {want}")),
+    }
+}
+
+fn check(events: &str, expected: &str, namespace: &str) {
+    let input = testdata(events);
+    let lines = openlineage_lines(input.lines().filter(|l| !l.trim().is_empty()), namespace)
+        .expect("the events fold");
+    let want: Vec<String> = testdata(expected).lines().map(str::to_owned).collect();
+    assert_eq!(
+        lines.len(),
+        want.len(),
+        "{events}: number of OpenLineage events"
+    );
+    for (index, (got, want)) in lines.iter().zip(&want).enumerate() {
+        let got_value: Value = serde_json::from_str(got).expect("JSON");
+        let want_value: Value = serde_json::from_str(want).expect("JSON");
+        if let Some(difference) = first_difference("", &got_value, &want_value) {
+            panic!("{events}, event {index}: {difference}");
+        }
+        assert_eq!(got, want, "{events}, event {index}: the line");
+    }
+}
+
+#[test]
+fn a_staged_run_gives_the_reference_start_and_complete() {
+    check(
+        "events_staged_run.jsonl",
+        "openlineage_start_complete.jsonl",
+        "ldp",
+    );
+}
+
+#[test]
+fn failed_blocked_and_workflow_runs_are_the_references() {
+    check("runs_mixed.jsonl", "runs_mixed.openlineage.jsonl", "ldp");
+    check(
+        "ledger_workflow_run.jsonl",
+        "ledger_workflow_run.openlineage.jsonl",
+        "ldp",
+    );
+}
+
+#[test]
+fn run_ids_that_are_no_uuid_are_hashed() {
+    check("ids.jsonl", "ids.openlineage.jsonl", "team");
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ldp-events-ol-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let path = dir.join("openlineage.jsonl");
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[test]
+fn the_sink_appends_one_line_per_openlineage_event() {
+    let path = temp_path("sink");
+    let config = format!(
+        r#"{{"path": {:?}, "namespace": null}}"#,
+        path.display().to_string()
+    );
+    let mut sink = EventsOpenLineage::open_events(&config).expect("opens");
+    for line in testdata("events_staged_run.jsonl").lines() {
+        sink.write_event(line).expect("writes");
+    }
+    let summary = sink.close().expect("closes");
+    let written = std::fs::read_to_string(&path).expect("the file");
+    assert_eq!(written, testdata("openlineage_start_complete.jsonl"));
+    assert_eq!((summary.records, summary.bytes), (2, written.len() as u64));
+}
+
+#[test]
+fn config_errors_say_what_to_do() {
+    let error = |text: &str| Config::parse(text).expect_err("invalid").message;
+    let url = error(r#"{"url": "http://marquez:5000"}"#);
+    assert!(url.contains("only 'path' is supported"), "{url}");
+    assert!(error("{}").starts_with("config.path: required"));
+    assert!(error(r#"{"path": "x.jsonl"}"#).contains("is relative"));
+    assert!(error(r#"{"path": "/x", "namespace": 3}"#).contains("non-empty string"));
+    assert!(error(r#"{"path": "/x", "headers": {}}"#).starts_with("config.headers: unknown key"));
+    assert!(error(r#"{"path": "/x", "timeout": "10"}"#).starts_with("config.timeout"));
+    let config = Config::parse(r#"{"path": "/x", "namespace": "", "timeout": 5, "url": null}"#)
+        .expect("valid");
+    assert_eq!(config.namespace, "ldp");
+}
+
+#[test]
+fn a_broken_event_is_a_data_error() {
+    let Err(error) = openlineage_lines(["{\"type\": \"run.started\"}"], "ldp") else {
+        panic!("folded a broken event");
+    };
+    assert_eq!(error.kind, ErrorKind::Data);
+    assert!(error.message.contains("missing"));
+}
+
+#[test]
+fn describes_itself() {
+    let info = EventsOpenLineage::describe();
+    assert_eq!(info.name, "events-openlineage");
+    let schema: Value = serde_json::from_str(&info.config_schema).expect("JSON");
+    assert_eq!(schema["properties"]["namespace"]["default"], "ldp");
+}

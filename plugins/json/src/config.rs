@@ -1,0 +1,177 @@
+//! The plugin's configuration, parsed by hand from the JSON object so that every error names
+//! the key at fault.
+
+use ldp_plugin_sdk::PluginError;
+use serde_json::Value;
+
+/// The keys of the configuration, in the order the schema lists them.
+pub const KEYS: &[&str] = &["path", "batch_size", "infer_rows"];
+
+/// The largest `batch_size` accepted.
+pub const MAX_BATCH_SIZE: usize = 1 << 20;
+
+/// JSON Schema (draft 2020-12) of the configuration, for `describe`.
+pub const SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "json source",
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["path"],
+  "properties": {
+    "path": {
+      "type": "string",
+      "minLength": 1,
+      "description": "Absolute path of the JSON file (UTF-8): one object per line (.jsonl, .ndjson, or any file that does not start with '['), or one array of objects."
+    },
+    "batch_size": {
+      "type": "integer",
+      "minimum": 1,
+      "maximum": 1048576,
+      "default": 8192,
+      "description": "Rows per batch."
+    },
+    "infer_rows": {
+      "oneOf": [
+        { "type": "integer", "minimum": 1 },
+        { "const": "all" }
+      ],
+      "default": "all",
+      "description": "Records to infer the column types from: \"all\" (the default, as pyarrow.json does; the file is read twice) or the first N records (a later record with another key or type is then an error)."
+    }
+  }
+}"#;
+
+/// The validated configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The file.
+    pub path: String,
+    /// Rows per batch.
+    pub batch_size: usize,
+    /// Records to infer the types from; `None` for all of them.
+    pub infer_rows: Option<usize>,
+}
+
+impl Config {
+    /// Parses and validates a configuration object text.
+    pub fn parse(text: &str) -> Result<Self, PluginError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| PluginError::config(format!("config is not valid JSON: {e}")))?;
+        let Value::Object(map) = value else {
+            return Err(PluginError::config(
+                "config must be a JSON object such as {\"path\": \"/abs/data.jsonl\"}",
+            ));
+        };
+        if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(PluginError::config(format!(
+                "config.{key}: unknown key; the keys are {}",
+                KEYS.join(", ")
+            )));
+        }
+        let path = match map.get("path") {
+            None => {
+                return Err(PluginError::config(
+                    "config.path: required; give the absolute path of the JSON file",
+                ));
+            }
+            Some(Value::String(s)) if !s.is_empty() => s.clone(),
+            Some(other) => return Err(expected("path", "a non-empty string", other)),
+        };
+        let batch_size = match map.get("batch_size") {
+            None => 8192,
+            Some(v) => match v.as_u64() {
+                Some(n) if n >= 1 && n <= MAX_BATCH_SIZE as u64 => n as usize,
+                _ => {
+                    return Err(expected(
+                        "batch_size",
+                        &format!("an integer from 1 to {MAX_BATCH_SIZE}"),
+                        v,
+                    ));
+                }
+            },
+        };
+        let infer_rows = match map.get("infer_rows") {
+            None => None,
+            Some(Value::String(s)) if s == "all" => None,
+            Some(v) => match v.as_u64() {
+                Some(n) if n >= 1 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+                _ => return Err(expected("infer_rows", "an integer >= 1 or \"all\"", v)),
+            },
+        };
+        Ok(Self {
+            path,
+            batch_size,
+            infer_rows,
+        })
+    }
+
+    /// Whether the file is newline-delimited by its name (`.jsonl`, `.ndjson`).
+    pub fn lines_by_name(&self) -> bool {
+        let lower = self.path.to_ascii_lowercase();
+        lower.ends_with(".jsonl") || lower.ends_with(".ndjson")
+    }
+}
+
+fn expected(key: &str, what: &str, got: &Value) -> PluginError {
+    PluginError::config(format!("config.{key}: expected {what}, got {got}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ldp_plugin_sdk::ErrorKind;
+
+    fn err(text: &str) -> String {
+        let e = Config::parse(text).expect_err("invalid");
+        assert_eq!(e.kind, ErrorKind::Config, "{e}");
+        e.message
+    }
+
+    #[test]
+    fn defaults_and_every_key() {
+        let c = Config::parse(r#"{"path":"/d/a.JSONL"}"#).expect("valid");
+        assert_eq!(
+            c,
+            Config {
+                path: "/d/a.JSONL".into(),
+                batch_size: 8192,
+                infer_rows: None,
+            }
+        );
+        assert!(c.lines_by_name());
+        let c =
+            Config::parse(r#"{"path":"/d/a.json","batch_size":3,"infer_rows":10}"#).expect("valid");
+        assert_eq!((c.batch_size, c.infer_rows), (3, Some(10)));
+        assert!(!c.lines_by_name());
+        let c = Config::parse(r#"{"path":"/a.ndjson","infer_rows":"all"}"#).expect("valid");
+        assert_eq!(c.infer_rows, None);
+        assert!(c.lines_by_name());
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        assert!(err(r#"{"path":"/a","rows":1}"#).starts_with("config.rows: unknown key"));
+        assert!(err(r#"{"batch_size":1}"#).starts_with("config.path: required"));
+        assert!(err(r#"{"path":1}"#).starts_with("config.path: expected"));
+        assert!(err(r#"{"path":"/a","batch_size":0}"#).starts_with("config.batch_size:"));
+        assert!(err(r#"{"path":"/a","infer_rows":0}"#).starts_with("config.infer_rows:"));
+        assert!(err(r#"{"path":"/a","infer_rows":"some"}"#).starts_with("config.infer_rows:"));
+        assert!(err("[]").starts_with("config must be a JSON object"));
+        assert!(err("{").starts_with("config is not valid JSON"));
+    }
+
+    #[test]
+    fn schema_is_json_and_lists_every_key() {
+        let schema: Value = serde_json::from_str(SCHEMA).expect("JSON");
+        let mut keys: Vec<&str> = schema["properties"]
+            .as_object()
+            .expect("properties")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        let mut expected = KEYS.to_vec();
+        expected.sort_unstable();
+        assert_eq!(keys, expected);
+    }
+}
