@@ -128,7 +128,7 @@ pub use quality::{
 };
 pub use repr::{py_float, repr, repr_list, repr_str, type_name};
 pub use retries::{RETRY_KEYS, Retries};
-pub use routes::{PIPELINE_ROUTES, PipelineRoute, find_route, route_label};
+pub use routes::{LDP_ROUTES, PIPELINE_ROUTES, PipelineRoute, find_route, route_label};
 pub use run_window::{SHORTCUTS, Window, format_instant, is_shortcut, isoformat_utc};
 pub use schedule::{
     ALIASES as SCHEDULE_ALIASES, Cron, Schedule, ScheduleFrom, alias_for_when, parse_schedule,

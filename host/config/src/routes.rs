@@ -36,6 +36,21 @@ pub const PIPELINE_ROUTES: [PipelineRoute; 8] = [
     route(Format::Xlsx, Format::Iceberg, None, "ExcelToIceberg"),
 ];
 
+/// The routes ldp runs beyond the reference's: every file format into a table, tables into
+/// tables, files into files. `ldp plan` accepts them; its error for an unknown route lists the
+/// reference's routes only, as the reference words it.
+pub const LDP_ROUTES: [PipelineRoute; 9] = [
+    route(Format::Json, Format::Iceberg, None, "JSONToIceberg"),
+    route(Format::Iceberg, Format::Iceberg, None, "IcebergToIceberg"),
+    route(Format::Csv, Format::Parquet, None, "CSVToParquet"),
+    route(Format::Csv, Format::Csv, None, "CSVToCSV"),
+    route(Format::Json, Format::Parquet, None, "JSONToParquet"),
+    route(Format::Json, Format::Csv, None, "JSONToCSV"),
+    route(Format::Parquet, Format::Csv, None, "ParquetToCSV"),
+    route(Format::Parquet, Format::Parquet, None, "ParquetToParquet"),
+    route(Format::Xlsx, Format::Parquet, None, "ExcelToParquet"),
+];
+
 const fn route(
     source: Format,
     target: Format,
@@ -72,6 +87,7 @@ pub fn find_route(
 ) -> Result<&'static PipelineRoute, String> {
     PIPELINE_ROUTES
         .iter()
+        .chain(LDP_ROUTES.iter())
         .find(|route| route.source == source && route.target == target && route.engine == engine)
         .ok_or_else(|| {
             let listed: Vec<String> = PIPELINE_ROUTES

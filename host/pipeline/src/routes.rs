@@ -173,38 +173,16 @@ const fn route(
 pub fn check(config: &Config) -> Result<Route> {
     let (source, target) = (config.source(), config.target());
     let engine = source.engine.as_deref().filter(|e| *e == "BIGQUERY");
-    let Some(found) = ROUTES
-        .iter()
-        .find(|r| r.source == source.format && r.target == target.format && r.engine == engine)
-    else {
-        let wanted = match engine {
-            Some(e) => format!(
-                "{} -> {} (engine {e})",
-                source.format.as_str(),
-                target.format.as_str()
-            ),
-            None => format!("{} -> {}", source.format.as_str(), target.format.as_str()),
-        };
-        let listed: Vec<String> = ROUTES
-            .iter()
-            .take(REFERENCE_ROUTES)
-            .map(|r| {
-                let engine = r
-                    .engine
-                    .map(|e| format!(" (engine {e})"))
-                    .unwrap_or_default();
-                format!(
-                    "{} -> {}{engine} [{}]",
-                    r.source.as_str(),
-                    r.target.as_str(),
-                    r.pipeline
-                )
-            })
-            .collect();
+    // The config crate's table (the one `ldp plan` reports) decides whether a route exists,
+    // with the reference's message; this one says which plugins run it.
+    let known = ldp_config::find_route(source.format, target.format, engine)
+        .map_err(|message| Error::Unsupported { message })?;
+    let Some(found) = ROUTES.iter().find(|r| r.pipeline == known.pipeline) else {
         return Err(Error::Unsupported {
             message: format!(
-                "no pipeline is registered for {wanted}. Registered routes: {}",
-                listed.join("; ")
+                "the route {} ({}) is not available in this ldp yet",
+                known.label(),
+                known.pipeline
             ),
         });
     };
@@ -219,4 +197,26 @@ pub fn check(config: &Config) -> Result<Route> {
         });
     }
     Ok(*found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two tables (the config crate's, which `ldp plan` reports, and this one, which names
+    /// the plugins) list the same routes, the reference's first, in the same order.
+    #[test]
+    fn the_route_tables_agree() {
+        let config: Vec<_> = ldp_config::PIPELINE_ROUTES
+            .iter()
+            .chain(ldp_config::LDP_ROUTES.iter())
+            .map(|r| (r.source, r.target, r.engine, r.pipeline))
+            .collect();
+        let ours: Vec<_> = ROUTES
+            .iter()
+            .map(|r| (r.source, r.target, r.engine, r.pipeline))
+            .collect();
+        assert_eq!(config, ours);
+        assert_eq!(ldp_config::PIPELINE_ROUTES.len(), REFERENCE_ROUTES);
+    }
 }

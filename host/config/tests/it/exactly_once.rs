@@ -345,6 +345,19 @@ fn plans_equal_the_reference_plans() {
         let file = case["file"].as_str().expect("file");
         let window = case["window"].as_str();
         let plan = plan_file(&root.join(file), window, now()).expect("plan");
+        if file == "no_route.json" {
+            // A documented difference: ldp runs CSV -> PARQUET (ldp_config::LDP_ROUTES), the
+            // reference has no pipeline for it. A route neither runs gets the reference's
+            // message, which lists the reference's routes only.
+            assert!(plan.valid, "{:?}", plan.errors);
+            assert_eq!(plan.pipeline.as_deref(), Some("CSVToParquet"));
+            let message = case["plan"]["errors"][0].as_str().expect("message");
+            let error =
+                ldp_config::find_route(ldp_config::Format::DuckDb, ldp_config::Format::Csv, None)
+                    .expect_err("no route");
+            assert_eq!(error, message.replace("CSV -> PARQUET", "DUCKDB -> CSV"));
+            continue;
+        }
         let actual = replace_in(
             &serde_json::to_value(&plan).expect("json"),
             &root_text,
