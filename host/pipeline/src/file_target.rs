@@ -315,7 +315,16 @@ impl FileExport {
                 ),
             });
         }
+        // Durable before visible: the file's bytes, then the rename, then the folder's entry.
+        std::fs::File::open(&staged)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| self.io("sync the staged file for", e))?;
         std::fs::rename(&staged, &self.path).map_err(|e| self.io("move into place", e))?;
+        if let Some(folder) = self.path.parent()
+            && let Ok(dir) = std::fs::File::open(folder)
+        {
+            let _ = dir.sync_all();
+        }
         tracing::info!(
             "wrote {rows_written} rows to {} {}",
             self.config.target().format.as_str(),

@@ -269,18 +269,24 @@ impl Pipeline {
             return Ok(None);
         }
         let table = Table::load(&catalog, &self.target.namespace, &self.target.name)?;
-        Ok(
-            crate::staged::already_published(&table, staging, mode.as_str()).map(|write| {
-                self.report(
-                    0,
-                    write,
-                    QualityReport::default(),
-                    Some(staging),
-                    &staging.run_id,
-                    started,
-                )
-            }),
-        )
+        let found = crate::staged::already_published(&table, staging, mode.as_str());
+        if found.is_none() && mode == WriteMode::Append {
+            crate::staged::warn_if_the_key_may_have_expired(
+                &table,
+                staging,
+                &self.config.identifier,
+            );
+        }
+        Ok(found.map(|write| {
+            self.report(
+                0,
+                write,
+                QualityReport::default(),
+                Some(staging),
+                &staging.run_id,
+                started,
+            )
+        }))
     }
 
     /// The consumer: writes what the source thread sends (and shows it to the checks), then

@@ -289,3 +289,30 @@ t.append(rows, snapshot_properties={{"ldp.idempotency-key": "{KEY}", "ldp.run-id
     assert_eq!(doc["status"], "skipped_duplicate", "{doc}");
     assert_eq!(doc["write_result"]["rows_after"], 20);
 }
+
+/// An append of a window older than every window the table holds a key for warns that its key
+/// may have expired (the reference's advice); a newer window does not.
+#[test]
+fn an_older_window_than_every_key_warns() {
+    let dir = rides_workdir(CONFIG);
+    let config = dir.path().join("rides.json");
+    let run = |window: &str| ldp(&["run", config.to_str().unwrap(), "--window", window]);
+    let out = run("2026-08-02/2026-08-03");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("may have expired"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run("2026-08-01/2026-08-02");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "the window 2026-08-01T00:00:00+00:00/2026-08-02T00:00:00+00:00 is older than every \
+             window that 'nyc.rides' still holds a key for, the oldest starting \
+             2026-08-02T00:00:00+00:00, and its key is not there"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

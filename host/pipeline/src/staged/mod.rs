@@ -13,10 +13,12 @@
 //!   lost race searches for the key again and re-stages on the new head, re-using the data
 //!   files already written.
 
+mod horizon;
 mod names;
 mod publish;
 mod write;
 
+pub(crate) use horizon::warn_if_the_key_may_have_expired;
 pub use names::{attempt_prefix, branch_name, fence_tag, new_run_id, parse_branch, run_hex};
 pub(crate) use publish::{StagedData, already_published, publish};
 
