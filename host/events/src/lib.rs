@@ -38,7 +38,6 @@
 
 #![warn(missing_docs)]
 
-mod arrow_type;
 mod dataset;
 mod emitter;
 mod envelope;
@@ -52,7 +51,6 @@ mod sink;
 pub mod system_tables;
 mod time;
 
-pub use arrow_type::pyarrow_type_name;
 pub use dataset::{DatasetRef, file_uri};
 pub use emitter::RunEvents;
 pub use envelope::{
@@ -60,6 +58,7 @@ pub use envelope::{
 };
 pub use error::{EventsError, SinkError};
 pub use ids::uuid7;
+pub use ldp_pyrepr::pyarrow_type_name;
 pub use redact::{MAX_DETAILS, MAX_MESSAGE, redact_text};
 pub use sink::{CollectSink, EventSink};
 pub use system_tables::events_from_runs_batch;

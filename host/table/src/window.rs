@@ -13,15 +13,13 @@
 //! A bound finer than the column's unit is floored to it, as pyarrow converts the bound to a
 //! scalar of the column's type. A null is in no window.
 
-use std::sync::Arc;
-
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     ArrowPrimitiveType, Date32Type, Date64Type, TimestampMicrosecondType, TimestampMillisecondType,
     TimestampNanosecondType, TimestampSecondType,
 };
 use arrow_array::{Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch};
-use arrow_schema::{DataType, IntervalUnit, Schema, TimeUnit};
+use arrow_schema::{DataType, Schema, TimeUnit};
 use arrow_select::filter::filter_record_batch;
 use iceberg::spec::{DataFile, Datum, Literal, PartitionSpec, PrimitiveLiteral, Transform};
 use iceberg::transform::create_transform_function;
@@ -423,7 +421,7 @@ impl WindowFilter {
     fn type_error(&self, data_type: &DataType) -> Error {
         Error::WindowColumnType {
             column: self.column.clone(),
-            column_type: pyarrow_type_name(data_type),
+            column_type: ldp_pyrepr::pyarrow_type_name(data_type),
         }
     }
 }
@@ -519,68 +517,10 @@ pub(crate) fn isoformat_utc(timestamp: Timestamp) -> String {
     )
 }
 
-/// `str()` of the pyarrow type equal to `data_type` (`int64`, `string`, `time64[us]`,
-/// `decimal128(10, 2)`, ...).
-pub(crate) fn pyarrow_type_name(data_type: &DataType) -> String {
-    use DataType as D;
-    let unit = |unit: &TimeUnit| match unit {
-        TimeUnit::Second => "s",
-        TimeUnit::Millisecond => "ms",
-        TimeUnit::Microsecond => "us",
-        TimeUnit::Nanosecond => "ns",
-    };
-    let item = |field: &Arc<arrow_schema::Field>| {
-        format!("{}: {}", field.name(), pyarrow_type_name(field.data_type()))
-    };
-    match data_type {
-        D::Null => "null".into(),
-        D::Boolean => "bool".into(),
-        D::Int8 | D::Int16 | D::Int32 | D::Int64 | D::UInt8 | D::UInt16 | D::UInt32 | D::UInt64 => {
-            data_type.to_string().to_lowercase()
-        }
-        D::Float16 => "halffloat".into(),
-        D::Float32 => "float".into(),
-        D::Float64 => "double".into(),
-        D::Utf8 => "string".into(),
-        D::LargeUtf8 => "large_string".into(),
-        D::Utf8View => "string_view".into(),
-        D::Binary => "binary".into(),
-        D::LargeBinary => "large_binary".into(),
-        D::BinaryView => "binary_view".into(),
-        D::FixedSizeBinary(n) => format!("fixed_size_binary[{n}]"),
-        D::Date32 => "date32[day]".into(),
-        D::Date64 => "date64[ms]".into(),
-        D::Timestamp(u, None) => format!("timestamp[{}]", unit(u)),
-        D::Timestamp(u, Some(tz)) => format!("timestamp[{}, tz={tz}]", unit(u)),
-        D::Time32(u) => format!("time32[{}]", unit(u)),
-        D::Time64(u) => format!("time64[{}]", unit(u)),
-        D::Duration(u) => format!("duration[{}]", unit(u)),
-        D::Interval(IntervalUnit::MonthDayNano) => "month_day_nano_interval".into(),
-        D::Interval(IntervalUnit::DayTime) => "day_time_interval".into(),
-        D::Interval(IntervalUnit::YearMonth) => "month_interval".into(),
-        D::Decimal32(p, s) => format!("decimal32({p}, {s})"),
-        D::Decimal64(p, s) => format!("decimal64({p}, {s})"),
-        D::Decimal128(p, s) => format!("decimal128({p}, {s})"),
-        D::Decimal256(p, s) => format!("decimal256({p}, {s})"),
-        D::List(f) => format!("list<{}>", item(f)),
-        D::LargeList(f) => format!("large_list<{}>", item(f)),
-        D::FixedSizeList(f, n) => format!("fixed_size_list<{}>[{n}]", item(f)),
-        D::Struct(fields) => {
-            let inner: Vec<String> = fields.iter().map(item).collect();
-            format!("struct<{}>", inner.join(", "))
-        }
-        D::Dictionary(key, value) => format!(
-            "dictionary<values={}, indices={}, ordered=0>",
-            pyarrow_type_name(value),
-            pyarrow_type_name(key)
-        ),
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn isoformat_is_pythons() {
@@ -697,15 +637,15 @@ mod tests {
 
     #[test]
     fn type_names_are_pyarrows() {
-        assert_eq!(pyarrow_type_name(&DataType::Int64), "int64");
-        assert_eq!(pyarrow_type_name(&DataType::UInt8), "uint8");
-        assert_eq!(pyarrow_type_name(&DataType::Utf8), "string");
+        assert_eq!(ldp_pyrepr::pyarrow_type_name(&DataType::Int64), "int64");
+        assert_eq!(ldp_pyrepr::pyarrow_type_name(&DataType::UInt8), "uint8");
+        assert_eq!(ldp_pyrepr::pyarrow_type_name(&DataType::Utf8), "string");
         assert_eq!(
-            pyarrow_type_name(&DataType::Time64(TimeUnit::Microsecond)),
+            ldp_pyrepr::pyarrow_type_name(&DataType::Time64(TimeUnit::Microsecond)),
             "time64[us]"
         );
         assert_eq!(
-            pyarrow_type_name(&DataType::Decimal128(10, 2)),
+            ldp_pyrepr::pyarrow_type_name(&DataType::Decimal128(10, 2)),
             "decimal128(10, 2)"
         );
     }

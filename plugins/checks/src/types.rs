@@ -15,93 +15,9 @@ pub fn unit_name(unit: TimeUnit) -> &'static str {
     }
 }
 
-/// `str()` of the pyarrow type equal to `data_type`.
+/// `str()` of the pyarrow type equal to `data_type` (the one implementation the host shares).
 pub fn type_name(data_type: &DataType) -> String {
-    use DataType as D;
-    let simple = match data_type {
-        D::Null => "null",
-        D::Boolean => "bool",
-        D::Int8 => "int8",
-        D::Int16 => "int16",
-        D::Int32 => "int32",
-        D::Int64 => "int64",
-        D::UInt8 => "uint8",
-        D::UInt16 => "uint16",
-        D::UInt32 => "uint32",
-        D::UInt64 => "uint64",
-        D::Float16 => "halffloat",
-        D::Float32 => "float",
-        D::Float64 => "double",
-        D::Utf8 => "string",
-        D::LargeUtf8 => "large_string",
-        D::Utf8View => "string_view",
-        D::Binary => "binary",
-        D::LargeBinary => "large_binary",
-        D::BinaryView => "binary_view",
-        D::Date32 => "date32[day]",
-        D::Date64 => "date64[ms]",
-        D::Interval(IntervalUnit::MonthDayNano) => "month_day_nano_interval",
-        D::Interval(IntervalUnit::DayTime) => "day_time_interval",
-        D::Interval(IntervalUnit::YearMonth) => "month_interval",
-        _ => "",
-    };
-    if !simple.is_empty() {
-        return simple.to_owned();
-    }
-    match data_type {
-        D::Timestamp(unit, None) => format!("timestamp[{}]", unit_name(*unit)),
-        D::Timestamp(unit, Some(tz)) => format!("timestamp[{}, tz={tz}]", unit_name(*unit)),
-        D::Time32(unit) => format!("time32[{}]", unit_name(*unit)),
-        D::Time64(unit) => format!("time64[{}]", unit_name(*unit)),
-        D::Duration(unit) => format!("duration[{}]", unit_name(*unit)),
-        D::Decimal32(p, s) => format!("decimal32({p}, {s})"),
-        D::Decimal64(p, s) => format!("decimal64({p}, {s})"),
-        D::Decimal128(p, s) => format!("decimal128({p}, {s})"),
-        D::Decimal256(p, s) => format!("decimal256({p}, {s})"),
-        D::FixedSizeBinary(n) => format!("fixed_size_binary[{n}]"),
-        D::List(field) => format!("list<{}: {}>", field.name(), type_name(field.data_type())),
-        D::LargeList(field) => format!(
-            "large_list<{}: {}>",
-            field.name(),
-            type_name(field.data_type())
-        ),
-        D::ListView(field) => format!(
-            "list_view<{}: {}>",
-            field.name(),
-            type_name(field.data_type())
-        ),
-        D::FixedSizeList(field, n) => format!(
-            "fixed_size_list<{}: {}>[{n}]",
-            field.name(),
-            type_name(field.data_type())
-        ),
-        D::Struct(fields) => {
-            let inner: Vec<String> = fields
-                .iter()
-                .map(|f| format!("{}: {}", f.name(), type_name(f.data_type())))
-                .collect();
-            format!("struct<{}>", inner.join(", "))
-        }
-        D::Map(field, _) => match field.data_type() {
-            D::Struct(kv) if kv.len() == 2 => format!(
-                "map<{}, {}>",
-                type_name(kv[0].data_type()),
-                type_name(kv[1].data_type())
-            ),
-            other => format!("map<{}>", type_name(other)),
-        },
-        D::Dictionary(key, value) => format!(
-            "dictionary<values={}, indices={}, ordered=0>",
-            type_name(value),
-            type_name(key)
-        ),
-        D::RunEndEncoded(ends, values) => format!(
-            "run_end_encoded<run_ends: {}, values: {}>",
-            type_name(ends.data_type()),
-            type_name(values.data_type())
-        ),
-        other => format!("{other}"),
-    }
+    ldp_pyrepr::pyarrow_type_name(data_type)
 }
 
 /// The reference's `parse_type`: the Arrow type a pyarrow type string names.

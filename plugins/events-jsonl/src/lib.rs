@@ -8,12 +8,11 @@
 //! that a crash loses nothing already written.
 
 mod config;
-mod file;
 
 use ldp_plugin_sdk::prelude::*;
 
 pub use config::{Config, SCHEMA};
-pub use file::AppendFile;
+pub use ldp_plugin_sdk::AppendFile;
 
 /// The plugin: one open events file.
 pub struct EventsJsonl {

@@ -18,7 +18,6 @@
 mod config;
 pub mod event;
 pub mod facets;
-mod file;
 pub mod json;
 pub mod lineage;
 pub mod run_id;
@@ -27,7 +26,7 @@ use ldp_plugin_sdk::prelude::*;
 
 pub use config::{Config, SCHEMA};
 use event::LdpEvent;
-use file::AppendFile;
+use ldp_plugin_sdk::AppendFile;
 use lineage::Lineage;
 
 /// The plugin: the runs seen so far and the open file.

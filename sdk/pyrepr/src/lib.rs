@@ -1,6 +1,12 @@
 //! Python's `repr()` of floats and strings, for messages that must read exactly like the Python
-//! tool's (`2.0`, `1e-05`, `'text'`, `"it's"`). Shared by the host's config messages and the
-//! built-in plugins' verdicts, so both print a value the same way.
+//! tool's (`2.0`, `1e-05`, `'text'`, `"it's"`), and pyarrow's name of an Arrow type
+//! ([`pyarrow_type_name`]: `int64`, `timestamp[us, tz=UTC]`). Shared by the host (config
+//! messages, run events, window errors) and the built-in plugins (the checks' verdicts), so
+//! all of them print a value and a type the same way.
+
+mod arrow_type;
+
+pub use arrow_type::pyarrow_type_name;
 
 /// Python `repr()` of a float: the shortest text that reads back to the same value, positional
 /// for exponents from -4 to 15 (`2.0`, `0.0001`), scientific otherwise (`1e-05`, `1e+16`).

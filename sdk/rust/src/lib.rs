@@ -3,6 +3,7 @@
 
 extern crate self as ldp_plugin_sdk;
 
+mod append;
 #[doc(hidden)]
 pub mod bindings;
 pub mod check;
@@ -13,6 +14,7 @@ pub mod sink;
 pub mod source;
 pub mod transform;
 
+pub use append::AppendFile;
 pub use arrow_array;
 pub use arrow_schema;
 pub use check::{Check, CheckContext, CheckResult};

@@ -4,7 +4,7 @@
 use arrow_schema::{DataType, Field, Schema};
 use serde_json::{Map, Value};
 
-use crate::arrow_type::pyarrow_type_name;
+use ldp_pyrepr::pyarrow_type_name;
 
 /// One column: `{name, type}`, plus `fields` for a struct.
 #[derive(Debug, Clone, PartialEq, Eq)]

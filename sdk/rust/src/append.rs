@@ -1,9 +1,10 @@
-//! Appending lines to a file opened with `O_APPEND`, one `write` per line.
+//! Appending lines to a file opened with `O_APPEND`, one `write` per line: what an event sink
+//! (a JSONL log, OpenLineage lines) needs, in the folder the host granted it.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 
-use ldp_plugin_sdk::{PluginError, SinkSummary};
+use crate::{PluginError, SinkSummary};
 
 /// A file that lines are appended to.
 #[derive(Debug)]
