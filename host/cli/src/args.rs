@@ -32,11 +32,15 @@ pub struct Cli {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a dataset config: read its source, write one snapshot to its Iceberg target.
+    /// Run a dataset config: read its source, write one snapshot to its Iceberg target (or its
+    /// CSV or Parquet file).
     ///
-    /// The source streams through its plugin (in the sandbox) into Parquet data files, which
-    /// one commit adds to the table (created on the first run, namespace included). Nothing is
-    /// committed when anything fails, and the files the run wrote are deleted.
+    /// The source (a CSV, JSON, Parquet or XLSX file through its plugin in the sandbox, or an
+    /// Iceberg table) streams into Parquet data files, which one commit adds to the table
+    /// (created on the first run, namespace included). Nothing is committed when anything
+    /// fails, and the files the run wrote are deleted. A file target is written by its sink
+    /// plugin into a private staging folder and renamed into place only when the run succeeds.
+    /// The run's events go to the sinks of metadata.observability (`ldp runs` reads them).
     ///
     /// The checks of metadata.quality see every batch while the files are written, and give
     /// their verdicts before the commit. With on_failure "fail" (the default) a failed check
