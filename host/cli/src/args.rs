@@ -283,6 +283,10 @@ pub enum PluginsCommand {
     /// PLUGIN is a built-in name (see `ldp plugins`) or a path to a .wasm file. When the config
     /// has a "path", it is made absolute and its folder is granted read-only.
     ///
+    /// `--transform FILE.wasm` (repeatable) passes the batches through transform plugins, in
+    /// order, before they are printed; `--transform-config JSON` gives the transform at the same
+    /// position its config (`{}` by default). Transforms get no grants.
+    ///
     /// Example: ldp plugins run csv --config '{"path": "examples/data/rides.csv"}' --head 5
     Run(RunArgs),
 }
@@ -304,6 +308,16 @@ pub struct RunArgs {
     /// Grant the plugin read access to this folder (repeatable).
     #[arg(long, value_name = "DIR")]
     pub grant: Vec<PathBuf>,
+
+    /// A transform plugin (a built-in name or a .wasm file) the batches go through, in the
+    /// order given (repeatable).
+    #[arg(long, value_name = "PLUGIN")]
+    pub transform: Vec<String>,
+
+    /// The config of the transform at the same position, a JSON object (repeatable; `{}` when
+    /// absent).
+    #[arg(long, value_name = "JSON")]
+    pub transform_config: Vec<String>,
 
     /// Print at most N rows (all rows are still read and counted).
     #[arg(long, value_name = "N")]

@@ -206,6 +206,8 @@ pub struct RunSettings {
     pub head: Option<u64>,
     /// What to print.
     pub output: RunOutput,
+    /// Transform plugins the batches go through, each with its config (a JSON object text).
+    pub transforms: Vec<(PluginRef, String)>,
 }
 
 impl Settings {
@@ -349,21 +351,58 @@ pub fn parse_as_of(text: &str) -> Result<i64, SettingsError> {
         .map_err(|_| fail())
 }
 
+/// A plugin named on the command line: a path when it looks like one, else a built-in name.
+fn plugin_ref(name: &str) -> Result<PluginRef, SettingsError> {
+    if name.ends_with(".wasm") || name.contains('/') {
+        return Ok(PluginRef::File(PathBuf::from(name)));
+    }
+    let builtin = ldp_builtin_plugins::get(name).ok_or_else(|| SettingsError::UnknownPlugin {
+        name: name.to_string(),
+        builtins: ldp_builtin_plugins::BUILTIN
+            .iter()
+            .map(|b| b.name)
+            .collect::<Vec<_>>()
+            .join(", "),
+    })?;
+    Ok(PluginRef::Builtin(builtin))
+}
+
+/// `--transform` and `--transform-config`, paired by position.
+fn transforms(run: &RunArgs) -> Result<Vec<(PluginRef, String)>, SettingsError> {
+    if run.transform_config.len() > run.transform.len() {
+        return Err(SettingsError::ConfigJson(format!(
+            "{} --transform-config value(s) for {} --transform plugin(s): give each transform's config right after it",
+            run.transform_config.len(),
+            run.transform.len()
+        )));
+    }
+    run.transform
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let config = match run.transform_config.get(i) {
+                None => "{}".to_string(),
+                Some(text) => {
+                    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+                        SettingsError::ConfigJson(format!("--transform-config #{}: {e}", i + 1))
+                    })?;
+                    if !value.is_object() {
+                        return Err(SettingsError::ConfigJson(format!(
+                            "--transform-config #{}: expected an object, got {value}",
+                            i + 1
+                        )));
+                    }
+                    value.to_string()
+                }
+            };
+            Ok((plugin_ref(name)?, config))
+        })
+        .collect()
+}
+
 fn run_settings(run: RunArgs) -> Result<RunSettings, SettingsError> {
-    let plugin = if run.plugin.ends_with(".wasm") || run.plugin.contains('/') {
-        PluginRef::File(PathBuf::from(&run.plugin))
-    } else {
-        let builtin =
-            ldp_builtin_plugins::get(&run.plugin).ok_or_else(|| SettingsError::UnknownPlugin {
-                name: run.plugin.clone(),
-                builtins: ldp_builtin_plugins::BUILTIN
-                    .iter()
-                    .map(|b| b.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
-        PluginRef::Builtin(builtin)
-    };
+    let plugin = plugin_ref(&run.plugin)?;
+    let transforms = transforms(&run)?;
     let mut config: serde_json::Value = match (&run.config, &run.config_file) {
         (Some(text), _) => {
             serde_json::from_str(text).map_err(|e| SettingsError::ConfigJson(e.to_string()))?
@@ -434,6 +473,7 @@ fn run_settings(run: RunArgs) -> Result<RunSettings, SettingsError> {
         },
         head: run.head,
         output: run.output,
+        transforms,
     })
 }
 

@@ -3,7 +3,8 @@
 use crate::args::RunOutput;
 use crate::settings::{PluginRef, RunSettings};
 use anyhow::Context;
-use ldp_plugin_runtime::{FileFormat, Plugin, Runtime};
+use arrow_array::RecordBatch;
+use ldp_plugin_runtime::{FileFormat, Grants, Plugin, Runtime, Sandbox, TransformStream};
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
@@ -155,12 +156,27 @@ pub fn inspect(runtime: &Runtime, file: &Path, json: bool) -> anyhow::Result<u8>
 /// `ldp plugins run PLUGIN`.
 pub fn run(runtime: &Runtime, settings: &RunSettings) -> anyhow::Result<u8> {
     let started = Instant::now();
-    let plugin = match &settings.plugin {
-        PluginRef::Builtin(b) => load_builtin(runtime, b)?,
-        PluginRef::File(path) => runtime.load_file(path)?,
+    let load = |plugin: &PluginRef| -> anyhow::Result<Plugin> {
+        Ok(match plugin {
+            PluginRef::Builtin(b) => load_builtin(runtime, b)?,
+            PluginRef::File(path) => runtime.load_file(path)?,
+        })
     };
+    let plugin = load(&settings.plugin)?;
     let mut source = plugin.open_source(&settings.config, &settings.sandbox)?;
-    let schema = source.schema().clone();
+    // Transforms see no files: the source's grants are not theirs.
+    let no_grants = Sandbox {
+        limits: settings.sandbox.limits.clone(),
+        grants: Grants::default(),
+    };
+    let mut schema = source.schema().clone();
+    let mut chain = Vec::with_capacity(settings.transforms.len());
+    for (reference, config) in &settings.transforms {
+        let transform = load(reference)?;
+        let stream = transform.open_transform(config, &schema, &no_grants)?;
+        schema = stream.output_schema().clone();
+        chain.push(stream);
+    }
     let stdout = std::io::stdout().lock();
     let mut csv = (settings.output == RunOutput::Csv).then(|| {
         arrow_csv::WriterBuilder::new()
@@ -168,20 +184,27 @@ pub fn run(runtime: &Runtime, settings: &RunSettings) -> anyhow::Result<u8> {
             .build(stdout)
     });
     let (mut rows, mut batches, mut printed) = (0u64, 0u64, 0u64);
-    while let Some(batch) = source.next_batch()? {
-        rows += batch.num_rows() as u64;
-        batches += 1;
-        if let Some(writer) = csv.as_mut() {
-            let room = settings
-                .head
-                .map_or(u64::MAX, |h| h.saturating_sub(printed));
-            let take = room.min(batch.num_rows() as u64) as usize;
-            if take > 0 {
-                writer.write(&batch.slice(0, take))?;
-                printed += take as u64;
+    let mut emit = |out: Vec<RecordBatch>| -> anyhow::Result<()> {
+        for batch in out {
+            rows += batch.num_rows() as u64;
+            batches += 1;
+            if let Some(writer) = csv.as_mut() {
+                let room = settings
+                    .head
+                    .map_or(u64::MAX, |h| h.saturating_sub(printed));
+                let take = room.min(batch.num_rows() as u64) as usize;
+                if take > 0 {
+                    writer.write(&batch.slice(0, take))?;
+                    printed += take as u64;
+                }
             }
         }
+        Ok(())
+    };
+    while let Some(batch) = source.next_batch()? {
+        emit(push_through(&mut chain, 0, vec![batch])?)?;
     }
+    emit(flush_chain(&mut chain)?)?;
     drop(csv);
     let seconds = started.elapsed().as_secs_f64();
     if settings.output == RunOutput::Json {
@@ -211,6 +234,33 @@ pub fn run(runtime: &Runtime, settings: &RunSettings) -> anyhow::Result<u8> {
         )?;
     }
     Ok(0)
+}
+
+/// Pushes `batches` through the transforms from `from` on.
+fn push_through(
+    chain: &mut [TransformStream],
+    from: usize,
+    mut batches: Vec<RecordBatch>,
+) -> anyhow::Result<Vec<RecordBatch>> {
+    for stream in chain.iter_mut().skip(from) {
+        let mut next = Vec::new();
+        for batch in &batches {
+            next.extend(stream.push(batch)?);
+        }
+        batches = next;
+    }
+    Ok(batches)
+}
+
+/// Flushes the transforms in order: what one gives back goes through the ones after it,
+/// before they are flushed in turn.
+fn flush_chain(chain: &mut [TransformStream]) -> anyhow::Result<Vec<RecordBatch>> {
+    let mut out = Vec::new();
+    for i in 0..chain.len() {
+        let held = chain[i].flush()?;
+        out.extend(push_through(chain, i + 1, held)?);
+    }
+    Ok(out)
 }
 
 /// The common table format: header, dashes, rows; two spaces between columns.
