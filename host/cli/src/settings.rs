@@ -469,6 +469,7 @@ fn run_settings(run: RunArgs) -> Result<RunSettings, SettingsError> {
             grants: Grants {
                 read_dirs,
                 write_dir: None,
+                ..Grants::default()
             },
         },
         head: run.head,

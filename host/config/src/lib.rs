@@ -83,6 +83,7 @@ mod parse;
 mod partition;
 mod placeholders;
 mod plan;
+mod plan_plugins;
 mod plan_text;
 mod problems;
 mod python;
@@ -95,6 +96,7 @@ mod schedule;
 mod spec_hash;
 mod spec_path;
 mod strftime;
+mod transforms;
 mod validate;
 mod window;
 
@@ -121,6 +123,7 @@ pub use placeholders::{
     PLACEHOLDERS, Placeholder, fill_placeholders, find_placeholders, mentions_placeholder,
 };
 pub use plan::{Plan, plan_document, plan_file};
+pub use plan_plugins::PlanPlugin;
 pub use plan_text::PlanText;
 pub use quality::{
     CHECK_NAMES, Check, CheckSpec, OnFailure, Quality, RowCountEquals, SchemaColumns, TimeUnit,
@@ -136,6 +139,10 @@ pub use schedule::{
 pub use spec_hash::{HASH_EXCLUDED_METADATA, canonical_spec, spec_hash};
 pub use spec_path::normalise_spec_path;
 pub use strftime::py_strftime;
+pub use transforms::{
+    GRANT_KEYS, PluginGrants, TRANSFORM_KEYS, TransformCode, TransformSpec, parse_grants,
+    parse_transform,
+};
 pub use validate::{Validation, plan_config, validate};
 pub use window::{WINDOW_KEYS, WindowSize, WindowSpec, lookup_time_zone};
 

@@ -85,6 +85,8 @@ pub struct Metadata {
     pub retries: Retries,
     /// `metadata.window`; `None` when absent or `"none"`.
     pub window: Option<WindowSpec>,
+    /// `metadata.transforms` (an ldp extension), in config order (empty when absent).
+    pub transforms: Vec<crate::transforms::TransformSpec>,
     /// Metadata keys this crate does not know (e.g. `lineage`, `docs`), kept as written: they
     /// are accepted silently and hashed.
     pub extra: Map<String, Value>,

@@ -16,6 +16,7 @@ use crate::quality::{Quality, check_quality};
 use crate::repr::{repr, repr_list, type_name};
 use crate::retries::{Retries, check_retries};
 use crate::schedule::{Schedule, ScheduleFrom, alias_for_when, parse_schedule};
+use crate::transforms::{TransformSpec, check_transforms};
 use crate::validate::Validation;
 use crate::window::{WindowSpec, check_window};
 
@@ -137,6 +138,7 @@ pub(crate) struct Sections {
     window: Option<Option<WindowSpec>>,
     retries: Option<Retries>,
     sinks: Option<Vec<SinkSpec>>,
+    transforms: Option<Vec<TransformSpec>>,
 }
 
 /// Checks the metadata sections in the order of `mode` (the validator's order for `Plan`;
@@ -155,6 +157,7 @@ pub(crate) fn check_sections(
         window: None,
         retries: None,
         sinks: None,
+        transforms: None,
     };
     let source = |problems: &mut Problems| {
         check_block(problems, metadata.get("source"), Section::Source, mode)
@@ -172,6 +175,7 @@ pub(crate) fn check_sections(
     }
     sections.source = source(problems);
     sections.target = target(problems);
+    sections.transforms = check_transforms(problems, metadata.get("transforms"));
     sections.quality = check_quality(problems, metadata.get("quality"), mode);
     if mode == Mode::Plan {
         sections.schedule = check_schedule(problems, spec, metadata);
@@ -219,7 +223,8 @@ fn check_schedule(
     }
 }
 
-const METADATA_KEYS: [&str; 7] = [
+const METADATA_KEYS: [&str; 8] = [
+    "transforms",
     "source",
     "target",
     "quality",
@@ -250,6 +255,7 @@ pub(crate) fn assemble(document: &Value, sections: Sections) -> Option<Config> {
             schedule: sections.schedule?,
             retries: sections.retries?,
             window: sections.window?,
+            transforms: sections.transforms?,
             extra: metadata
                 .iter()
                 .filter(|(key, _)| !METADATA_KEYS.contains(&key.as_str()))

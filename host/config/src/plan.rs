@@ -89,6 +89,10 @@ pub struct Plan {
     pub window: Option<String>,
     /// The idempotency key of a run over the window.
     pub idempotency_key: Option<String>,
+    /// The plugin files and JavaScript transforms the config names, with their hashes and
+    /// grants (an ldp extension; absent from the JSON when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plugins: Vec<crate::plan_plugins::PlanPlugin>,
 }
 
 impl Plan {
@@ -119,6 +123,7 @@ impl Plan {
             source_path_template: None,
             window: None,
             idempotency_key: None,
+            plugins: Vec::new(),
         }
     }
 }
@@ -281,6 +286,9 @@ fn describe(plan: &mut Plan, config: &Config, window: Option<&str>, now: Timesta
         .map(|sink| sink.kind.as_str().to_owned())
         .collect();
     errors.extend(describe_schedule(plan, config));
+    let (plugins, problems) = crate::plan_plugins::plan_plugins(config);
+    plan.plugins = plugins;
+    errors.extend(problems);
     match bounds {
         Some(Err(error)) => errors.push(error.to_string()),
         Some(Ok(window)) => {

@@ -104,6 +104,9 @@ impl Plan {
             lines.push(("window", window.clone()));
             lines.push(("idempotency_key", text(&self.idempotency_key)));
         }
+        for plugin in &self.plugins {
+            lines.push(("plugin", plugin.summary()));
+        }
         let width = lines.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
         let mut stdout = String::new();
         for (name, value) in lines {

@@ -48,6 +48,23 @@ pub enum Error {
         #[source]
         source: ldp_plugin_runtime::RuntimeError,
     },
+    /// A transform plugin failed, broke a sandbox limit or gave batches that do not follow the
+    /// schema it declared.
+    #[error("{what}: {source}")]
+    Transform {
+        /// `metadata.transforms[1] (mask.wasm)`.
+        what: String,
+        /// The plugin runtime's error.
+        #[source]
+        source: ldp_plugin_runtime::RuntimeError,
+    },
+    /// A plugin file named in the config cannot be used: missing, unreadable, its sha256 not the
+    /// pinned one, or a grant that cannot be given. Nothing was read.
+    #[error("{message}")]
+    PluginFile {
+        /// What, where in the config, and what to do.
+        message: String,
+    },
     /// A check plugin failed (not a failed check: the plugin itself).
     #[error("{what}: {source}")]
     Check {
@@ -116,8 +133,12 @@ impl Error {
     /// The kind of failure.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Config(_) | Error::Unsupported { .. } => ErrorKind::Config,
-            Error::Source { .. } | Error::Check { .. } => ErrorKind::Source,
+            Error::Config(_) | Error::Unsupported { .. } | Error::PluginFile { .. } => {
+                ErrorKind::Config
+            }
+            Error::Source { .. } | Error::Check { .. } | Error::Transform { .. } => {
+                ErrorKind::Source
+            }
             Error::Sink { .. } => ErrorKind::Write,
             Error::Quality { .. } => ErrorKind::Quality,
             Error::Interrupted => ErrorKind::Interrupted,
@@ -139,6 +160,7 @@ impl Error {
         match self {
             Error::Source { source, .. }
             | Error::Check { source, .. }
+            | Error::Transform { source, .. }
             | Error::Sink { source, .. } => source.exit_code(),
             Error::Quality { .. } => 3,
             Error::Interrupted => 130,

@@ -18,6 +18,7 @@ use crate::quality::{Gate, GateRun, QualityReport};
 use crate::report::RunReport;
 use crate::run::RunOptions;
 use crate::source::{Loaded, Message, SourceSpec};
+use crate::transform::{Chain, Transforms};
 use ldp_events::DatasetRef;
 use ldp_events::payload::Stage;
 
@@ -96,13 +97,20 @@ impl FileExport {
         let label = self.path.display().to_string();
         let mut rec = Recorder::open(&self.config, runtime, &run_id, 1, &label, None);
         let base = self.config.base_dir.clone().unwrap_or_default();
+        let transforms = Transforms::resolve(&self.config);
         rec.started(
             &self.config,
             None,
             None,
             DatasetRef::file(&label, Some(self.config.target().format.as_str()), &base),
+            transforms
+                .as_ref()
+                .map(Transforms::refs)
+                .unwrap_or_default(),
         );
-        let result = self.run_recorded(runtime, options, &run_id, &mut rec);
+        let result = transforms.and_then(|transforms| {
+            self.run_recorded(runtime, options, &run_id, &transforms, &mut rec)
+        });
         match &result {
             Ok(report) => rec.written(report, None, None),
             Err(e) => rec.failed(e),
@@ -115,6 +123,7 @@ impl FileExport {
         runtime: &Runtime,
         options: &RunOptions,
         run_id: &str,
+        transforms: &Transforms,
         rec: &mut Recorder,
     ) -> Result<RunReport> {
         let started = Instant::now();
@@ -131,6 +140,8 @@ impl FileExport {
         rec.stage(Stage::Extract);
         let source = SourceSpec::resolve(&self.config, options.window())?;
         let loaded = source.load(runtime)?;
+        // A file target runs no window (staged runs are refused above).
+        let chain = Chain::new(transforms.load(runtime)?, CHANNEL_BATCHES, None);
         let gate = Gate::load(&self.config, runtime)?;
         let sink = load_sink(runtime, self.plugin)?;
         let folder = self
@@ -144,10 +155,11 @@ impl FileExport {
             let source = &source;
             let loaded: &Loaded = &loaded;
             scope.spawn(move || source.produce(loaded, &sender));
+            let receiver = chain.spawn(scope, receiver);
             let checks = gate
                 .as_ref()
                 .map(|gate| (gate.on_failure, gate.start(scope)));
-            self.write(&sink, &staging, receiver, checks, options, rec)
+            self.write(&sink, &staging, receiver, &chain, checks, options, rec)
         })?;
         staging.remove();
         let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
@@ -166,11 +178,13 @@ impl FileExport {
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn write(
         &self,
         sink: &Plugin,
         staging: &Staging,
         receiver: Receiver<Result<Message>>,
+        chain: &Chain,
         checks: Option<(OnFailure, GateRun<'_>)>,
         options: &RunOptions,
         rec: &mut Recorder,
@@ -189,6 +203,7 @@ impl FileExport {
             grants: Grants {
                 read_dirs: Vec::new(),
                 write_dir: Some(staging.folder.clone()),
+                ..Grants::default()
             },
             ..Sandbox::default()
         };
@@ -261,6 +276,9 @@ impl FileExport {
                     }
                 }
             }
+        }
+        if chain.is_active() {
+            rows_read = chain.counts().0; // the source's rows, not the transforms'
         }
         let empty = arrow_schema::Schema::empty();
         let schema_seen = data_schema.as_deref().unwrap_or(&empty);

@@ -24,6 +24,7 @@ use crate::report::{RunReport, WriteResult};
 use crate::source::{Loaded, Message, SourceSpec};
 use crate::staged::{PublishPolicy, Staging};
 use crate::target::TargetTable;
+use crate::transform::{Chain, SourceWindow, Transforms};
 use ldp_events::payload::{SnapshotSummary, Stage};
 
 /// Batches in flight between the source thread and the writer.
@@ -128,13 +129,20 @@ impl Pipeline {
             &self.target.identifier(),
             Some(&self.target),
         );
+        let transforms = Transforms::resolve(&self.config);
         rec.started(
             &self.config,
             Some(mode),
             options.staging.as_ref(),
             iceberg_ref(&self.target),
+            transforms
+                .as_ref()
+                .map(Transforms::refs)
+                .unwrap_or_default(),
         );
-        let result = self.run_recorded(runtime, options, mode, &run_id, &mut rec);
+        let result = transforms.and_then(|transforms| {
+            self.run_recorded(runtime, options, mode, &run_id, &transforms, &mut rec)
+        });
         match &result {
             Ok(report) => {
                 let (uuid, summary) = self.snapshot_facts(report.published_snapshot_id);
@@ -166,6 +174,7 @@ impl Pipeline {
         options: &RunOptions,
         mode: WriteMode,
         run_id: &str,
+        transforms: &Transforms,
         rec: &mut Recorder,
     ) -> Result<RunReport> {
         let started = Instant::now();
@@ -186,6 +195,11 @@ impl Pipeline {
         rec.stage(Stage::Extract);
         let source = SourceSpec::resolve(&self.config, options.window())?;
         let loaded = source.load(runtime)?;
+        let chain = Chain::new(
+            transforms.load(runtime)?,
+            CHANNEL_BATCHES,
+            self.source_window(options),
+        );
         let gate = Gate::load(&self.config, runtime)?;
         let catalog = self.target.open_catalog(Mode::Create)?;
         let _lock = if matches!(mode, WriteMode::Overwrite | WriteMode::Upsert) && self.target.local
@@ -203,10 +217,11 @@ impl Pipeline {
             let source = &source;
             let loaded: &Loaded = &loaded;
             scope.spawn(move || source.produce(loaded, &sender));
+            let receiver = chain.spawn(scope, receiver);
             let checks = gate
                 .as_ref()
                 .map(|gate| (gate.on_failure, gate.start(scope)));
-            self.write(&catalog, receiver, checks, mode, options, rec)
+            self.write(&catalog, receiver, &chain, checks, mode, options, rec)
         })?;
         let mut report = self.report(
             written.rows_read,
@@ -293,18 +308,28 @@ impl Pipeline {
     /// commits when the checks let it. On any failure the data files are deleted (the writer and
     /// the uncommitted files delete theirs when dropped) and a table this run created is dropped
     /// again.
+    #[allow(clippy::too_many_arguments)]
     fn write(
         &self,
         catalog: &Catalog,
         receiver: Receiver<Result<Message>>,
+        chain: &Chain,
         checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
         rec: &mut Recorder,
     ) -> Result<Written> {
         let mut created = false;
-        let outcome =
-            self.stream_and_commit(catalog, receiver, checks, mode, options, rec, &mut created);
+        let outcome = self.stream_and_commit(
+            catalog,
+            receiver,
+            chain,
+            checks,
+            mode,
+            options,
+            rec,
+            &mut created,
+        );
         if outcome.is_err() && created {
             self.drop_created(catalog);
         }
@@ -316,6 +341,7 @@ impl Pipeline {
         &self,
         catalog: &Catalog,
         receiver: Receiver<Result<Message>>,
+        chain: &Chain,
         checks: Option<(OnFailure, GateRun<'_>)>,
         mode: WriteMode,
         options: &RunOptions,
@@ -359,7 +385,10 @@ impl Pipeline {
                 Message::Schema(schema) => {
                     tracing::debug!(columns = schema.fields().len(), "source opened");
                     data_schema = Some(schema.clone());
-                    if let (Some(column), Some(window)) = (&window_column, options.window()) {
+                    // With transforms, the chain filtered the window before them.
+                    if chain.is_active() {
+                    } else if let (Some(column), Some(window)) = (&window_column, options.window())
+                    {
                         window_filter = Some(WindowFilter::new(
                             &schema,
                             column,
@@ -433,19 +462,25 @@ impl Pipeline {
         if options.cancelled() {
             return Err(Error::Interrupted);
         }
+        if chain.is_active() {
+            // The rows the source gave (and kept), not those the transforms gave back.
+            let (read, kept) = chain.counts();
+            rows_read = read;
+            if let Some(kept) = kept {
+                rows_kept = kept;
+            }
+        }
         tracing::debug!(rows_read, "source finished");
-        let checked_rows = if window_filter.is_some() {
+        let window_filtered =
+            window_filter.is_some() || (chain.is_active() && chain.counts().1.is_some());
+        let checked_rows = if window_filtered {
             rows_kept
         } else {
             rows_read
         };
         let empty = Schema::empty();
         let schema_seen: &Schema = data_schema.as_deref().unwrap_or(&empty);
-        rec.extracted(
-            rows_read,
-            window_filter.as_ref().map(|_| rows_kept),
-            schema_seen,
-        );
+        rec.extracted(rows_read, window_filtered.then_some(rows_kept), schema_seen);
         rec.stage(Stage::Validate);
         // The files are closed while the checks give their verdicts; nothing commits before.
         let files = writer.map(DataWriter::finish).transpose()?;
@@ -481,7 +516,7 @@ impl Pipeline {
                 ),
             }
         }
-        let rows_kept = window_filter.as_ref().map(|_| rows_kept);
+        let rows_kept = window_filtered.then_some(rows_kept);
         let written = |write| Written {
             rows_read,
             rows_kept,
@@ -489,16 +524,10 @@ impl Pipeline {
             quality,
         };
         // With a window column, an overwrite replaces only the window's rows.
-        let only_window = match (&window_filter, mode, &data_schema) {
-            (Some(filter), WriteMode::Overwrite, Some(schema)) => {
-                Some(WindowFilter::for_data_to_write(
-                    schema,
-                    filter.column(),
-                    filter.start(),
-                    filter.end(),
-                    filter.time_zone().clone(),
-                )?)
-            }
+        let only_window = match (self.source_window(options), mode, &data_schema) {
+            (Some(w), WriteMode::Overwrite, Some(schema)) => Some(WindowFilter::for_data_to_write(
+                schema, &w.column, w.start, w.end, w.zone,
+            )?),
             _ => None,
         };
         if let Some(staging) = &options.staging {
@@ -562,6 +591,18 @@ impl Pipeline {
     }
 
     /// The time zone the config counts its windows' days in.
+    /// `metadata.window.column` with the run's window, for the transform chain.
+    fn source_window(&self, options: &RunOptions) -> Option<SourceWindow> {
+        let column = self.config.metadata.window.as_ref()?.column.clone()?;
+        let window = options.window()?;
+        Some(SourceWindow {
+            column,
+            start: window.start,
+            end: window.end,
+            zone: self.window_zone(),
+        })
+    }
+
     fn window_zone(&self) -> jiff::tz::TimeZone {
         self.config
             .metadata

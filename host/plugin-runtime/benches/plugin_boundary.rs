@@ -43,6 +43,7 @@ fn main() {
         grants: Grants {
             read_dirs: vec![dir.path().to_path_buf()],
             write_dir: None,
+            ..Grants::default()
         },
         ..Sandbox::default()
     };

@@ -35,6 +35,9 @@ pub struct Grants {
     /// A folder the plugin may read and write (a file sink's private staging folder), visible
     /// at its own absolute path.
     pub write_dir: Option<PathBuf>,
+    /// Environment variables the plugin sees (name, value): only those a config grants, with
+    /// the values the host read from its own environment.
+    pub env: Vec<(String, String)>,
 }
 
 /// The sandbox one plugin instance runs in.

@@ -62,6 +62,9 @@ impl HostState {
             // ldp calls plugins synchronously: file I/O on this thread, without a hop through
             // tokio's blocking pool for every read.
             .allow_blocking_current_thread(true);
+        for (name, value) in &sandbox.grants.env {
+            wasi.env(name, value);
+        }
         let grant = |wasi: &mut WasiCtxBuilder, path: &std::path::Path, write: bool| {
             let guest = path.to_string_lossy().into_owned();
             let perms = if write {

@@ -49,6 +49,33 @@ pub struct Started {
     pub target: DatasetRef,
     /// Normally [`LDP_VERSION`].
     pub ldp_version: String,
+    /// The run's transforms (an ldp extension, recorded only when there are some), each with
+    /// the sha256 of the code it ran.
+    pub transforms: Vec<TransformRef>,
+}
+
+/// A transform as `run.started` records it: `{name, kind, path, sha256}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransformRef {
+    /// The name the config gives it.
+    pub name: String,
+    /// `plugin` (a component file) or `js` (JavaScript in the built-in interpreter).
+    pub kind: String,
+    /// The plugin file (none for JavaScript given inline).
+    pub path: Option<String>,
+    /// The sha256 of the component file or of the JavaScript source.
+    pub sha256: String,
+}
+
+impl TransformRef {
+    fn to_value(&self) -> Value {
+        serde_json::json!({
+            "name": self.name,
+            "kind": self.kind,
+            "path": self.path,
+            "sha256": self.sha256,
+        })
+    }
 }
 
 impl EventPayload for Started {
@@ -74,6 +101,17 @@ impl EventPayload for Started {
         payload.insert("source".into(), self.source.to_value());
         payload.insert("target".into(), self.target.to_value());
         payload.insert("ldp_version".into(), Value::from(self.ldp_version.clone()));
+        if !self.transforms.is_empty() {
+            payload.insert(
+                "transforms".into(),
+                Value::from(
+                    self.transforms
+                        .iter()
+                        .map(TransformRef::to_value)
+                        .collect::<Vec<_>>(),
+                ),
+            );
+        }
         payload
     }
 }

@@ -66,6 +66,7 @@ fn orders_started(day: &str, window: (&str, &str), key: &str) -> Started {
             None,
         ),
         ldp_version: LDP_VERSION.into(),
+        transforms: Vec::new(),
     }
 }
 

@@ -56,6 +56,7 @@ fn started() -> Started {
             None,
         ),
         ldp_version: LDP_VERSION.into(),
+        transforms: Vec::new(),
     }
 }
 

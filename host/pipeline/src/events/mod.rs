@@ -85,6 +85,7 @@ impl Recorder {
         mode: Option<WriteMode>,
         staging: Option<&Staging>,
         target: DatasetRef,
+        transforms: Vec<ldp_events::payload::TransformRef>,
     ) {
         self.key = staging.map(|s| s.key.clone());
         let spec_hash = ldp_config::spec_hash(&config.raw, config.base_dir.as_deref()).ok();
@@ -103,6 +104,7 @@ impl Recorder {
             source: source_ref(config),
             target,
             ldp_version: env!("CARGO_PKG_VERSION").to_string(),
+            transforms,
         });
     }
 
@@ -234,7 +236,8 @@ fn facts(w: &WriteResult) -> WriteFacts {
 /// The Python exception name the reference would report for `error`.
 fn error_type(error: &Error) -> &'static str {
     match error {
-        Error::Config(_) | Error::Unsupported { .. } => "ConfigError",
+        Error::Config(_) | Error::Unsupported { .. } | Error::PluginFile { .. } => "ConfigError",
+        Error::Transform { .. } => "TransformError",
         Error::Source { .. } => "SourceError",
         Error::Sink { .. } => "SinkError",
         Error::Check { .. } => "CheckError",

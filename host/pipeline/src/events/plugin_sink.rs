@@ -40,6 +40,7 @@ impl PluginEventSink {
             grants: Grants {
                 read_dirs: Vec::new(),
                 write_dir: Some(folder),
+                ..Grants::default()
             },
             ..Sandbox::default()
         };

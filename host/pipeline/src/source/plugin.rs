@@ -133,6 +133,7 @@ impl PluginSource {
             grants: Grants {
                 read_dirs: vec![folder],
                 write_dir: None,
+                ..Grants::default()
             },
             ..Sandbox::default()
         }

@@ -17,6 +17,7 @@ fn granting(dir: &Path) -> Sandbox {
         grants: Grants {
             read_dirs: vec![dir.to_path_buf()],
             write_dir: None,
+            ..Grants::default()
         },
         ..Sandbox::default()
     }

@@ -54,6 +54,7 @@ fn reading_outside_the_grant_is_refused() {
         grants: ldp_plugin_runtime::Grants {
             read_dirs: vec![granted.path().to_path_buf()],
             write_dir: None,
+            ..ldp_plugin_runtime::Grants::default()
         },
         ..Sandbox::default()
     };

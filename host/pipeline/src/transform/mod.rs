@@ -1,0 +1,243 @@
+//! The transforms of `metadata.transforms`: resolved before anything is read (files found,
+//! their sha256 checked against the pins, grants turned into a sandbox), then run as a chain on
+//! their own thread between the source and the writer ([`chain`]).
+//!
+//! A plugin file runs in its own sandbox with only what its `grants` give; JavaScript runs in
+//! the built-in `js` interpreter plugin, which gets nothing at all.
+
+mod chain;
+
+use std::path::{Path, PathBuf};
+
+use ldp_config::paths::PathContext;
+use ldp_config::{Config, TransformCode, TransformSpec};
+use ldp_events::payload::TransformRef;
+use ldp_plugin_runtime::{Plugin, Runtime, Sandbox};
+
+pub(crate) use chain::{Chain, SourceWindow};
+
+use crate::error::{Error, Result};
+
+/// One transform, resolved: what it runs, pinned by its sha256, and its sandbox.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    /// `metadata.transforms[1] (mask.wasm)`, for messages.
+    pub what: String,
+    /// The name the config gives it.
+    pub name: String,
+    /// The component and the config it is opened with.
+    pub code: Code,
+    /// The sha256 of the plugin file or of the JavaScript source (what the events record).
+    pub sha256: String,
+    /// The sandbox it runs in.
+    pub sandbox: Sandbox,
+}
+
+/// What a resolved transform runs.
+#[derive(Debug, Clone)]
+pub(crate) enum Code {
+    /// A component file's bytes (already checked against the pin) and its config.
+    Plugin {
+        /// The file, absolute.
+        path: PathBuf,
+        /// Its bytes.
+        bytes: std::sync::Arc<Vec<u8>>,
+        /// Its config, a JSON object text.
+        config: String,
+    },
+    /// JavaScript source for the built-in interpreter.
+    Js {
+        /// The `js` plugin's config (`{"code": ..., "name": ...}`), a JSON object text.
+        config: String,
+    },
+}
+
+/// The transforms of a config, in order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Transforms {
+    pub list: Vec<Resolved>,
+}
+
+impl Transforms {
+    /// Resolves `metadata.transforms`: reads each plugin or JavaScript file, checks its sha256
+    /// against the config's pin, and builds its sandbox from its grants.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::PluginFile`] naming the item: a missing file, a hash that is not the pinned one,
+    /// a granted folder that does not exist, a granted environment variable that is not set, a
+    /// network grant (a transform cannot have one).
+    pub fn resolve(config: &Config) -> Result<Transforms> {
+        let base = config
+            .base_dir
+            .clone()
+            .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+        let list = config
+            .metadata
+            .transforms
+            .iter()
+            .map(|spec| resolve_one(spec, &base))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Transforms { list })
+    }
+
+    /// What the run events record of each transform.
+    pub fn refs(&self) -> Vec<TransformRef> {
+        self.list
+            .iter()
+            .map(|t| TransformRef {
+                name: t.name.clone(),
+                kind: match t.code {
+                    Code::Plugin { .. } => "plugin",
+                    Code::Js { .. } => "js",
+                }
+                .to_string(),
+                path: match &t.code {
+                    Code::Plugin { path, .. } => Some(path.display().to_string()),
+                    Code::Js { .. } => None,
+                },
+                sha256: t.sha256.clone(),
+            })
+            .collect()
+    }
+
+    /// Compiles (or takes from the cache) every transform's component.
+    pub fn load(&self, runtime: &Runtime) -> Result<Vec<(Resolved, Plugin)>> {
+        self.list
+            .iter()
+            .map(|t| {
+                let plugin = match &t.code {
+                    Code::Plugin { path, bytes, .. } => {
+                        runtime.load_embedded(&path.display().to_string(), bytes, &t.sha256)
+                    }
+                    Code::Js { .. } => {
+                        let js =
+                            ldp_builtin_plugins::get("js").ok_or_else(|| Error::Unsupported {
+                                message: format!(
+                                    "{}: this build has no JavaScript interpreter plugin ('js')",
+                                    t.what
+                                ),
+                            })?;
+                        runtime.load_embedded("built-in plugin 'js'", js.bytes, js.sha256)
+                    }
+                };
+                let plugin = plugin.map_err(|source| Error::Transform {
+                    what: t.what.clone(),
+                    source,
+                })?;
+                plugin
+                    .expect(ldp_plugin_runtime::PluginKind::Transform)
+                    .map_err(|source| Error::Transform {
+                        what: t.what.clone(),
+                        source,
+                    })?;
+                Ok((t.clone(), plugin))
+            })
+            .collect()
+    }
+}
+
+fn resolve_one(spec: &TransformSpec, base: &Path) -> Result<Resolved> {
+    let what = format!("{} ({})", spec.at(), spec.name);
+    let refuse = |message: String| Error::PluginFile {
+        message: format!("{what}: {message}"),
+    };
+    let read = |relative: &str, kind: &str| -> Result<(PathBuf, Vec<u8>)> {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let path = PathContext::new(Some(base), &cwd).resolve(relative).path;
+        let bytes = std::fs::read(&path).map_err(|e| {
+            refuse(format!(
+                "cannot read the {kind} {}: {e}; the path is relative to the config's folder",
+                path.display()
+            ))
+        })?;
+        Ok((path, bytes))
+    };
+    let check_pin = |actual: &str, path: &Path| -> Result<()> {
+        match &spec.sha256 {
+            Some(pinned) if pinned != actual => Err(refuse(format!(
+                "{} has sha256 {actual}, but the config pins {pinned}: the file changed since it was pinned. Nothing was read. If the change is expected, set \"sha256\": \"{actual}\"",
+                path.display()
+            ))),
+            _ => Ok(()),
+        }
+    };
+    let (code, sha256) = match &spec.code {
+        TransformCode::Plugin(relative) => {
+            let (path, bytes) = read(relative, "plugin file")?;
+            let sha256 = ldp_plugin_runtime::sha256_hex(&bytes);
+            check_pin(&sha256, &path)?;
+            let config = serde_json::Value::Object(spec.config.clone()).to_string();
+            (
+                Code::Plugin {
+                    path,
+                    bytes: std::sync::Arc::new(bytes),
+                    config,
+                },
+                sha256,
+            )
+        }
+        TransformCode::Js(source) => (
+            js_code(source, &spec.name),
+            ldp_plugin_runtime::sha256_hex(source.as_bytes()),
+        ),
+        TransformCode::JsFile(relative) => {
+            let (path, bytes) = read(relative, "JavaScript file")?;
+            let sha256 = ldp_plugin_runtime::sha256_hex(&bytes);
+            check_pin(&sha256, &path)?;
+            let source = String::from_utf8(bytes)
+                .map_err(|_| refuse(format!("{} is not UTF-8 text", path.display())))?;
+            (js_code(&source, &spec.name), sha256)
+        }
+    };
+    let grants = &spec.grants;
+    if !grants.net.is_empty() {
+        return Err(refuse(format!(
+            "a transform cannot be granted network access ({}); only a source plugin can",
+            grants.net.join(", ")
+        )));
+    }
+    let mut sandbox = Sandbox::default();
+    for dir in &grants.read {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let path = PathContext::new(Some(base), &cwd).resolve(dir).path;
+        if !path.is_dir() {
+            return Err(refuse(format!(
+                "grants.read: {} is not a folder; the path is relative to the config's folder",
+                path.display()
+            )));
+        }
+        sandbox.grants.read_dirs.push(path);
+    }
+    for name in &grants.env {
+        let value = std::env::var(name).map_err(|_| {
+            refuse(format!(
+                "grants.env: the environment variable {name} is not set; set it before the run, or remove the grant"
+            ))
+        })?;
+        sandbox.grants.env.push((name.clone(), value));
+    }
+    Ok(Resolved {
+        what,
+        name: spec.name.clone(),
+        code,
+        sha256,
+        sandbox,
+    })
+}
+
+/// The config of the `js` interpreter plugin for `source`.
+fn js_code(source: &str, name: &str) -> Code {
+    Code::Js {
+        config: serde_json::json!({"code": source, "name": name}).to_string(),
+    }
+}
+
+impl Resolved {
+    /// The config the component is opened with.
+    pub fn plugin_config(&self) -> &str {
+        match &self.code {
+            Code::Plugin { config, .. } | Code::Js { config } => config,
+        }
+    }
+}
