@@ -37,6 +37,7 @@ const TESTING: &[&str] = &[
     "hostile-alloc",
     "hostile-stderr",
     "hostile-trap",
+    "hostile-schema",
 ];
 
 const WASM_TARGET: &str = "wasm32-wasip2";

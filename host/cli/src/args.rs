@@ -146,6 +146,86 @@ pub enum Command {
     /// Without a subcommand: lists the built-in plugins with their kind, version and
     /// description (`--json` adds each plugin's config schema).
     Plugins(PluginsArgs),
+    /// Generate synthetic taxi rides and walk through every feature, step by step.
+    ///
+    /// Writes the rides (always the same ones for a seed) as data/rides.csv and
+    /// data/rides.parquet, and the config rides.json, into WORKDIR; then loads them through the
+    /// real pipelines: append and overwrite, upsert on a key, a day-partitioned table, quality
+    /// checks that pass and a bad batch they block, SQL (DataFusion), time travel, and an export
+    /// back to CSV. The rides and every number printed are the Python tool's (`ldp demo` of
+    /// local-data-platform 0.1.3); docs/demo.md explains each step.
+    ///
+    /// WORKDIR is created when missing. A folder that is not empty is used only when it holds
+    /// the marker file .ldp_demo (an earlier demo): then its data, exports, warehouse,
+    /// rides.json and .ldp_demo are deleted and written again, and nothing else is touched.
+    ///
+    /// Example: ldp demo --workdir /tmp/ldp-demo
+    Demo(DemoArgs),
+    /// Try transforms safely.
+    #[command(subcommand)]
+    Transform(TransformCommand),
+}
+
+/// `ldp transform`.
+#[derive(Debug, Subcommand)]
+pub enum TransformCommand {
+    /// Run a transform on the first rows of a config's source and print what it gives back
+    /// (its output schema and rows); nothing is written anywhere.
+    ///
+    /// The transform is JavaScript (--code FILE.js, or --js SOURCE) run in the built-in
+    /// sandboxed interpreter, or a transform plugin file (--code FILE.wasm, with
+    /// --plugin-config). This is how an author, or an AI agent, iterates on a transform before
+    /// adding it to the config's metadata.transforms.
+    ///
+    /// Example: ldp transform test examples/rides.json --js 'function transform(rows) { return rows.filter(r => r.fare > 20) }'
+    Test(TransformTestArgs),
+}
+
+/// `ldp transform test`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("code_source").required(true).args(["code", "js"])))]
+pub struct TransformTestArgs {
+    /// A dataset config: its source gives the sample.
+    pub config: PathBuf,
+    /// The transform: a .js file (JavaScript) or a .wasm transform plugin.
+    #[arg(long, value_name = "FILE")]
+    pub code: Option<PathBuf>,
+    /// The transform as JavaScript source text.
+    #[arg(long, value_name = "SOURCE")]
+    pub js: Option<String>,
+    /// The config of a .wasm transform plugin, a JSON object.
+    #[arg(long, value_name = "JSON")]
+    pub plugin_config: Option<String>,
+    /// How many rows of the source to try it on.
+    #[arg(long, value_name = "N", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub rows: u32,
+    /// Give it what the config's own transforms make of the sample, as it will get in a run.
+    #[arg(long)]
+    pub after_config: bool,
+    /// Print JSON (schemas and rows) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ldp demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Folder for the demo's data, catalog and warehouse.
+    #[arg(long, value_name = "DIR", default_value = "ldp_demo")]
+    pub workdir: PathBuf,
+    /// Number of synthetic rides (at least 20).
+    #[arg(long, value_name = "N", default_value_t = 1000,
+          value_parser = clap::value_parser!(u32).range(20..))]
+    pub rows: u32,
+    /// Random seed for the synthetic rides.
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 42,
+        allow_negative_numbers = true
+    )]
+    pub seed: i64,
 }
 
 /// `ldp run`.

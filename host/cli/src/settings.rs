@@ -2,8 +2,8 @@
 //! resolved before any work starts.
 
 use crate::args::{
-    Cli, Command, ModeArg, PlanArgs, PluginsCommand, QueryArgs, RunArgs, RunCmdArgs, RunOutput,
-    RunsArgs,
+    Cli, Command, DemoArgs, ModeArg, PlanArgs, PluginsCommand, QueryArgs, RunArgs, RunCmdArgs,
+    RunOutput, RunsArgs, TransformCommand, TransformTestArgs,
 };
 use ldp_plugin_runtime::{Grants, Limits, Sandbox};
 use std::path::{Path, PathBuf};
@@ -140,6 +140,10 @@ pub enum Task {
     },
     /// `ldp plugins run`.
     PluginsRun(RunSettings),
+    /// `ldp demo` (its arguments are checked by clap; the demo resolves them).
+    Demo(DemoArgs),
+    /// `ldp transform test`.
+    TransformTest(TransformTestSettings),
 }
 
 /// What makes `ldp run` a staged run, checked against each other.
@@ -191,6 +195,77 @@ pub enum PluginRef {
     Builtin(&'static ldp_builtin_plugins::Builtin),
     /// A component file.
     File(PathBuf),
+}
+
+/// `ldp transform test`, validated.
+#[derive(Debug)]
+pub struct TransformTestSettings {
+    /// The config whose source gives the sample.
+    pub config: PathBuf,
+    /// The transform tried.
+    pub transform: ldp_config::TransformSpec,
+    /// Rows of the sample.
+    pub rows: usize,
+    /// After the config's own transforms.
+    pub after_config: bool,
+    /// `--json`.
+    pub json: bool,
+}
+
+/// `--code FILE` (.js or .wasm, relative to the working folder) or `--js SOURCE`, as a
+/// transform item.
+fn transform_test_settings(
+    args: TransformTestArgs,
+) -> Result<TransformTestSettings, SettingsError> {
+    let plugin_config = match &args.plugin_config {
+        None => None,
+        Some(text) => Some(
+            serde_json::from_str::<serde_json::Value>(text)
+                .map_err(|e| SettingsError::ConfigJson(format!("--plugin-config: {e}")))?,
+        ),
+    };
+    let item = match (&args.code, &args.js) {
+        (_, Some(source)) => serde_json::json!({"js": source, "name": "--js"}),
+        (Some(file), None) => {
+            let absolute = std::path::absolute(file).map_err(|e| SettingsError::Grant {
+                path: file.clone(),
+                reason: e.to_string(),
+            })?;
+            let name = file.file_name().map_or_else(
+                || file.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            let path = absolute.display().to_string();
+            if path.ends_with(".wasm") {
+                let mut item = serde_json::json!({"plugin": path, "name": name});
+                if let Some(config) = &plugin_config {
+                    item["config"] = config.clone();
+                }
+                item
+            } else {
+                serde_json::json!({"js_file": path, "name": name})
+            }
+        }
+        (None, None) => {
+            return Err(SettingsError::ConfigJson(
+                "give the transform with --code FILE (.js or .wasm) or --js SOURCE".into(),
+            ));
+        }
+    };
+    if plugin_config.is_some() && item.get("plugin").is_none() {
+        return Err(SettingsError::ConfigJson(
+            "--plugin-config goes with --code FILE.wasm; JavaScript transforms take no config"
+                .into(),
+        ));
+    }
+    let transform = ldp_config::parse_transform(0, &item).map_err(SettingsError::ConfigJson)?;
+    Ok(TransformTestSettings {
+        config: args.config,
+        transform,
+        rows: args.rows as usize,
+        after_config: args.after_config,
+        json: args.json,
+    })
 }
 
 /// `ldp plugins run`, validated.
@@ -264,6 +339,10 @@ impl Settings {
                 },
                 Some(PluginsCommand::Run(run)) => Task::PluginsRun(run_settings(run)?),
             },
+            Command::Demo(args) => Task::Demo(args),
+            Command::Transform(TransformCommand::Test(args)) => {
+                Task::TransformTest(transform_test_settings(args)?)
+            }
         };
         Ok(Self {
             log_filter,

@@ -37,7 +37,7 @@ mod run;
 mod source;
 pub mod staged;
 mod target;
-mod transform;
+pub mod transform;
 mod upsert;
 
 pub use error::{Error, ErrorKind, Result};

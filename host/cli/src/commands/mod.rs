@@ -1,6 +1,7 @@
 //! One module per command.
 
 mod commits;
+mod demo;
 mod pipelines;
 mod plan;
 mod plugins;
@@ -9,6 +10,7 @@ mod run;
 mod runs;
 mod schema;
 mod snapshots;
+mod transform;
 
 use crate::settings::{Settings, Task};
 use ldp_plugin_runtime::{Runtime, RuntimeOptions};
@@ -49,6 +51,8 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::PluginsList { json } => plugins::list(&runtime()?, *json),
         Task::PluginsInspect { file, json } => plugins::inspect(&runtime()?, file, *json),
         Task::PluginsRun(run) => plugins::run(&runtime()?, run),
+        Task::Demo(args) => demo::run(&runtime()?, args),
+        Task::TransformTest(settings) => transform::test(&runtime()?, settings),
     }
 }
 

@@ -12,6 +12,7 @@ mod plan;
 mod quality;
 mod staged;
 mod tables;
+mod transforms;
 mod upsert;
 mod windows;
 

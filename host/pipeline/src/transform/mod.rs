@@ -6,6 +6,7 @@
 //! the built-in `js` interpreter plugin, which gets nothing at all.
 
 mod chain;
+mod sample;
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,7 @@ use ldp_events::payload::TransformRef;
 use ldp_plugin_runtime::{Plugin, Runtime, Sandbox};
 
 pub(crate) use chain::{Chain, SourceWindow};
+pub use sample::{Sample, sample};
 
 use crate::error::{Error, Result};
 
@@ -68,15 +70,12 @@ impl Transforms {
     /// a granted folder that does not exist, a granted environment variable that is not set, a
     /// network grant (a transform cannot have one).
     pub fn resolve(config: &Config) -> Result<Transforms> {
-        let base = config
-            .base_dir
-            .clone()
-            .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+        let base = base_dir(config);
         let list = config
             .metadata
             .transforms
             .iter()
-            .map(|spec| resolve_one(spec, &base))
+            .map(|spec| resolve_one(spec, &base, None))
             .collect::<Result<Vec<_>>>()?;
         Ok(Transforms { list })
     }
@@ -137,8 +136,17 @@ impl Transforms {
     }
 }
 
-fn resolve_one(spec: &TransformSpec, base: &Path) -> Result<Resolved> {
-    let what = format!("{} ({})", spec.at(), spec.name);
+/// The folder the config's relative paths resolve against.
+fn base_dir(config: &Config) -> PathBuf {
+    config
+        .base_dir
+        .clone()
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+}
+
+/// Resolves one item; `what` names it in messages (default: `metadata.transforms[N] (name)`).
+fn resolve_one(spec: &TransformSpec, base: &Path, what: Option<String>) -> Result<Resolved> {
+    let what = what.unwrap_or_else(|| format!("{} ({})", spec.at(), spec.name));
     let refuse = |message: String| Error::PluginFile {
         message: format!("{what}: {message}"),
     };
