@@ -38,6 +38,7 @@ const TESTING: &[&str] = &[
     "hostile-stderr",
     "hostile-trap",
     "hostile-schema",
+    "http-pages",
 ];
 
 const WASM_TARGET: &str = "wasm32-wasip2";

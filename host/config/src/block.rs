@@ -90,8 +90,11 @@ pub(crate) fn check_block(
             check_iceberg_target(problems, block, &at, &mut built);
         }
     } else {
-        check_string(problems, block, "path", &at, true);
-        if section == Section::Source {
+        // A source read by a plugin file (`plugin`, an ldp extension) takes what to read from
+        // its own `config`: no path needed.
+        let plugin_source = section == Section::Source && get(block, "plugin").is_some();
+        check_string(problems, block, "path", &at, !plugin_source);
+        if section == Section::Source && !plugin_source {
             match format {
                 Format::DuckDb => check_duckdb(problems, block, &at, &mut built),
                 Format::Xlsx => check_xlsx(problems, block, &at, &mut built),

@@ -17,7 +17,7 @@ use crate::transforms::{PluginGrants, TransformCode};
 pub struct PlanPlugin {
     /// Where in the config: `metadata.transforms[0]`, `metadata.quality.checks[2]`.
     pub at: String,
-    /// `transform` or `check`.
+    /// `source`, `transform` or `check`.
     pub role: String,
     /// `plugin` (a component file), `js` (inline JavaScript) or `js_file`.
     pub kind: String,
@@ -114,6 +114,31 @@ pub(crate) fn plan_plugins(config: &Config) -> (Vec<PlanPlugin>, Vec<String>) {
         plugins.push(plugin);
         problems.extend(found);
     };
+    match crate::transforms::source_plugin(&config.source().extra) {
+        Ok(Some(spec)) => add(file(
+            "metadata.source".into(),
+            "source",
+            "plugin",
+            absolute(&spec.path),
+            spec.sha256.clone(),
+            &spec.grants,
+        )),
+        Ok(None) => {}
+        Err(message) => add((
+            PlanPlugin {
+                at: "metadata.source".into(),
+                role: "source".into(),
+                kind: "plugin".into(),
+                path: None,
+                sha256: None,
+                pinned: None,
+                read: Vec::new(),
+                env: Vec::new(),
+                net: Vec::new(),
+            },
+            vec![message],
+        )),
+    }
     for spec in &config.metadata.transforms {
         match &spec.code {
             TransformCode::Plugin(path) => add(file(

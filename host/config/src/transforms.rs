@@ -303,6 +303,78 @@ pub fn parse_grants(value: &Value) -> Result<PluginGrants, String> {
     Ok(grants)
 }
 
+/// A source read by a plugin file (an ldp extension): `metadata.source.plugin` names the
+/// component, with `sha256`, `config` and `grants` beside it in the source block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourcePluginSpec {
+    /// The component file, relative to the config.
+    pub path: String,
+    /// The pinned sha256, lower-case.
+    pub sha256: Option<String>,
+    /// The plugin's own configuration.
+    pub config: Map<String, Value>,
+    /// What it may reach.
+    pub grants: PluginGrants,
+}
+
+/// Reads `plugin`, `sha256`, `config` and `grants` of a source block's extra keys; `None` when
+/// the block names no plugin. The error is the message for `metadata.source`.
+pub fn source_plugin(extra: &Map<String, Value>) -> Result<Option<SourcePluginSpec>, String> {
+    let Some(plugin) = extra.get("plugin") else {
+        for key in ["sha256", "config", "grants"] {
+            if extra.contains_key(key) {
+                return Err(format!(
+                    "metadata.source.{key} goes with metadata.source.plugin (a source plugin file), and there is none"
+                ));
+            }
+        }
+        return Ok(None);
+    };
+    let path = match plugin {
+        Value::String(path) if !path.trim().is_empty() => path.trim().to_string(),
+        other => {
+            return Err(format!(
+                "metadata.source.plugin must be the path of a .wasm source plugin, got {}",
+                repr(other)
+            ));
+        }
+    };
+    let sha256 = match extra.get("sha256") {
+        None => None,
+        Some(Value::String(hex))
+            if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            Some(hex.to_ascii_lowercase())
+        }
+        Some(other) => {
+            return Err(format!(
+                "metadata.source.sha256 must be 64 hexadecimal digits, got {}",
+                repr(other)
+            ));
+        }
+    };
+    let config = match extra.get("config") {
+        None => Map::new(),
+        Some(Value::Object(config)) => config.clone(),
+        Some(other) => {
+            return Err(format!(
+                "metadata.source.config must be an object (the plugin's own configuration), got {}",
+                repr(other)
+            ));
+        }
+    };
+    let grants = match extra.get("grants") {
+        None => PluginGrants::default(),
+        Some(value) => parse_grants(value).map_err(|e| format!("metadata.source.{e}"))?,
+    };
+    Ok(Some(SourcePluginSpec {
+        path,
+        sha256,
+        config,
+        grants,
+    }))
+}
+
 fn file_name(path: &str) -> String {
     std::path::Path::new(path)
         .file_name()

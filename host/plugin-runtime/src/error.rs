@@ -57,6 +57,13 @@ pub enum Limit {
         /// The size the plugin asked for.
         requested_bytes: u64,
     },
+    /// An HTTP request to a host the plugin was not granted.
+    Network {
+        /// `host:port` it asked for.
+        asked: String,
+        /// What it was granted.
+        granted: Vec<String>,
+    },
     /// One call ran longer than `max`.
     Time {
         /// The limit per call.
@@ -80,6 +87,15 @@ impl fmt::Display for Limit {
                 "memory limit: it asked for {} MiB of linear memory, the limit is {} MiB",
                 requested_bytes.div_ceil(1 << 20),
                 max_bytes >> 20
+            ),
+            Limit::Network { asked, granted } => write!(
+                f,
+                "network: it sent an HTTP request to {asked}, which it was not granted ({}); add \"{asked}\" to the plugin's grants.net if it should reach it",
+                if granted.is_empty() {
+                    "it has no network grant".to_string()
+                } else {
+                    format!("grants.net: {}", granted.join(", "))
+                }
             ),
             Limit::Time { max } => write!(
                 f,

@@ -58,6 +58,17 @@ impl<W> Instance<W> {
     ) -> Result<R> {
         match self.call_infallible(f)? {
             Ok(value) => Ok(value),
+            Err(_) if self.store.data().net_refused().is_some() => {
+                // The plugin's own error follows from the refused request: name the request.
+                self.poisoned = true;
+                Err(RuntimeError::Limit {
+                    plugin: self.plugin.to_string(),
+                    limit: Limit::Network {
+                        asked: self.store.data().net_refused().unwrap_or_default(),
+                        granted: self.sandbox.grants.net.clone(),
+                    },
+                })
+            }
             Err(e) => {
                 self.poisoned = true;
                 Err(RuntimeError::Plugin {
@@ -122,7 +133,12 @@ fn classify(
     e: wasmtime::Error,
 ) -> RuntimeError {
     let state = store.data();
-    let limit = if state.output.exceeded() {
+    let limit = if let Some(asked) = state.net_refused() {
+        Some(Limit::Network {
+            asked,
+            granted: sandbox.grants.net.clone(),
+        })
+    } else if state.output.exceeded() {
         Some(Limit::Output {
             max_bytes: sandbox.limits.max_output_bytes,
         })

@@ -38,6 +38,9 @@ pub struct Grants {
     /// Environment variables the plugin sees (name, value): only those a config grants, with
     /// the values the host read from its own environment.
     pub env: Vec<(String, String)>,
+    /// `host:port` pairs the plugin may reach with outgoing HTTP requests (wasi:http); every
+    /// other request is refused.
+    pub net: Vec<String>,
 }
 
 /// The sandbox one plugin instance runs in.

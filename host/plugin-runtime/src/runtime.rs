@@ -68,6 +68,8 @@ impl Runtime {
             Engine::new(&config).map_err(|e| RuntimeError::engine("cannot start wasmtime", e))?;
 
         let mut linker = Linker::new(&engine);
+        wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)
+            .map_err(|e| RuntimeError::engine("cannot link wasi:http", e))?;
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
             .map_err(|e| RuntimeError::engine("cannot link WASI", e))?;
         bindings::wit_log::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)

@@ -4,10 +4,15 @@ use crate::bindings::wit_log;
 use crate::limits::Sandbox;
 use crate::output::{Channel, Output};
 use crate::{Result, RuntimeError};
-use std::sync::Arc;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
 use wasmtime::component::ResourceTable;
 use wasmtime::{ResourceLimiter, Store};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{
+    Error as HttpError, RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks,
+    WasiHttpView,
+};
 
 /// What the store of one plugin instance holds.
 pub(crate) struct HostState {
@@ -15,6 +20,55 @@ pub(crate) struct HostState {
     table: ResourceTable,
     pub(crate) output: Output,
     memory: MemoryGuard,
+    http: WasiHttpCtx,
+    net: NetGuard,
+}
+
+/// Lets outgoing HTTP requests through to the granted `host:port` pairs only, and remembers
+/// the first one it refused (the error the user sees names it).
+pub(crate) struct NetGuard {
+    granted: Vec<String>,
+    pub(crate) refused: Arc<Mutex<Option<String>>>,
+}
+
+impl WasiHttpHooks for NetGuard {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        fut: Box<dyn Future<Output = Result<(), HttpError>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = Result<
+                    (
+                        http::Response<WasiBody>,
+                        Box<dyn Future<Output = Result<(), HttpError>> + Send>,
+                    ),
+                    HttpError,
+                >,
+            > + Send,
+    > {
+        drop(fut);
+        let uri = request.uri();
+        let https = uri.scheme() == Some(&http::uri::Scheme::HTTPS);
+        let host = uri.host().unwrap_or_default().to_ascii_lowercase();
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let asked = format!("{host}:{port}");
+        if !self.granted.iter().any(|g| g.eq_ignore_ascii_case(&asked)) {
+            if let Ok(mut refused) = self.refused.lock() {
+                refused.get_or_insert(asked);
+            }
+            return Box::new(async { Err(HttpError::HttpRequestDenied) });
+        }
+        Box::new(async move {
+            use http_body_util::BodyExt;
+            let (response, io) = wasmtime_wasi_http::default_send_request(request, options).await?;
+            Ok((
+                response.map(BodyExt::boxed_unsync),
+                Box::new(io) as Box<dyn Future<Output = Result<(), HttpError>> + Send>,
+            ))
+        })
+    }
 }
 
 /// Refuses linear memory beyond the limit and remembers that it did.
@@ -94,7 +148,17 @@ impl HostState {
                 max_bytes: sandbox.limits.max_memory_bytes,
                 refused: None,
             },
+            http: WasiHttpCtx::new(),
+            net: NetGuard {
+                granted: sandbox.grants.net.clone(),
+                refused: Arc::new(Mutex::new(None)),
+            },
         })
+    }
+
+    /// The first `host:port` the network guard refused, if it refused one.
+    pub(crate) fn net_refused(&self) -> Option<String> {
+        self.net.refused.lock().ok().and_then(|r| r.clone())
     }
 
     /// The memory size the guard refused, if it refused one.
@@ -106,6 +170,16 @@ impl HostState {
 /// Puts the limiter on a new store.
 pub(crate) fn limit(store: &mut Store<HostState>) {
     store.limiter(|state| &mut state.memory);
+}
+
+impl WasiHttpView for HostState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.net,
+        }
+    }
 }
 
 impl WasiView for HostState {

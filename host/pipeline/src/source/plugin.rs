@@ -16,11 +16,30 @@ use crate::error::{Error, Result};
 /// in the caches beat fewer boundary crossings.
 pub(crate) const SOURCE_BATCH_ROWS: usize = 8_192;
 
+/// Which component reads a source.
+#[derive(Debug, Clone)]
+pub(crate) enum Reader {
+    /// A built-in plugin, by name.
+    Builtin(&'static str),
+    /// A plugin file the config names (`metadata.source.plugin`), already checked against its
+    /// pin.
+    File {
+        /// The file, absolute.
+        path: PathBuf,
+        /// Its bytes.
+        bytes: std::sync::Arc<Vec<u8>>,
+        /// Their sha256.
+        sha256: String,
+        /// What the config grants it.
+        grants: Grants,
+    },
+}
+
 /// A file source resolved for reading: the plugin, its config and its sandbox.
 #[derive(Debug, Clone)]
 pub(crate) struct PluginSource {
-    /// The built-in plugin's name.
-    pub plugin: &'static str,
+    /// The component that reads it.
+    pub plugin: Reader,
     /// The plugin's config (JSON object text).
     pub config: String,
     /// The file it reads.
@@ -34,6 +53,11 @@ impl PluginSource {
     /// in for `window` (and needs one).
     pub fn resolve(config: &Config, window: Option<&Window>) -> Result<PluginSource> {
         let block = config.source();
+        let spec = ldp_config::source_plugin(&block.extra)
+            .map_err(|message| Error::PluginFile { message })?;
+        if let Some(spec) = spec {
+            return Self::from_file(config, &spec);
+        }
         let Some(path) = block.path.as_deref() else {
             return Err(Error::Unsupported {
                 message: format!(
@@ -111,7 +135,7 @@ impl PluginSource {
             }
         }
         Ok(PluginSource {
-            plugin,
+            plugin: Reader::Builtin(plugin),
             config: plugin_config.to_string(),
             what: format!(
                 "source {} ({} {})",
@@ -123,8 +147,74 @@ impl PluginSource {
         })
     }
 
-    /// The sandbox: read-only access to the file's folder, default limits.
+    /// A source read by a plugin file: found, checked against its pin, its grants resolved.
+    fn from_file(config: &Config, spec: &ldp_config::SourcePluginSpec) -> Result<PluginSource> {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let context = PathContext::new(config.base_dir.as_deref(), &cwd);
+        let path = context.resolve(&spec.path).path;
+        let refuse = |message: String| Error::PluginFile {
+            message: format!("metadata.source.plugin ({}): {message}", spec.path),
+        };
+        let bytes = std::fs::read(&path).map_err(|e| {
+            refuse(format!(
+                "cannot read {}: {e}; the path is relative to the config's folder",
+                path.display()
+            ))
+        })?;
+        let sha256 = ldp_plugin_runtime::sha256_hex(&bytes);
+        if let Some(pinned) = &spec.sha256
+            && *pinned != sha256
+        {
+            return Err(refuse(format!(
+                "{} has sha256 {sha256}, but the config pins {pinned}: the file changed since it was pinned. Nothing was read. If the change is expected, set \"sha256\": \"{sha256}\"",
+                path.display()
+            )));
+        }
+        let mut grants = Grants {
+            net: spec.grants.net.clone(),
+            ..Grants::default()
+        };
+        for dir in &spec.grants.read {
+            let dir_path = context.resolve(dir).path;
+            if !dir_path.is_dir() {
+                return Err(refuse(format!(
+                    "grants.read: {} is not a folder; the path is relative to the config's folder",
+                    dir_path.display()
+                )));
+            }
+            grants.read_dirs.push(dir_path);
+        }
+        for name in &spec.grants.env {
+            let value = std::env::var(name).map_err(|_| {
+                refuse(format!(
+                    "grants.env: the environment variable {name} is not set; set it before the run, or remove the grant"
+                ))
+            })?;
+            grants.env.push((name.clone(), value));
+        }
+        let block = config.source();
+        Ok(PluginSource {
+            config: serde_json::Value::Object(spec.config.clone()).to_string(),
+            what: format!("source {} (plugin {})", block.name, path.display()),
+            plugin: Reader::File {
+                path: path.clone(),
+                bytes: std::sync::Arc::new(bytes),
+                sha256,
+                grants,
+            },
+            path,
+        })
+    }
+
+    /// The sandbox: read-only access to the file's folder, default limits; a plugin file gets
+    /// what the config grants it instead.
     pub fn sandbox(&self) -> Sandbox {
+        if let Reader::File { grants, .. } = &self.plugin {
+            return Sandbox {
+                grants: grants.clone(),
+                ..Sandbox::default()
+            };
+        }
         let folder = self
             .path
             .parent()
@@ -170,11 +260,25 @@ impl PluginSource {
 
     /// Loads (compiles or takes from the cache) the source's plugin.
     pub fn load(&self, runtime: &Runtime) -> Result<Plugin> {
-        let builtin = ldp_builtin_plugins::get(self.plugin).ok_or_else(|| Error::Unsupported {
-            message: format!(
-                "the built-in plugin '{}' is missing from this build",
-                self.plugin
-            ),
+        let name = match &self.plugin {
+            Reader::Builtin(name) => *name,
+            Reader::File {
+                path,
+                bytes,
+                sha256,
+                ..
+            } => {
+                let plugin = runtime
+                    .load_embedded(&path.display().to_string(), bytes, sha256)
+                    .map_err(|source| self.error(source))?;
+                plugin
+                    .expect(ldp_plugin_runtime::PluginKind::Source)
+                    .map_err(|source| self.error(source))?;
+                return Ok(plugin);
+            }
+        };
+        let builtin = ldp_builtin_plugins::get(name).ok_or_else(|| Error::Unsupported {
+            message: format!("the built-in plugin '{name}' is missing from this build"),
         })?;
         runtime
             .load_embedded(
