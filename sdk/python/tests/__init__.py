@@ -1,0 +1,1 @@
+"""Tests of ldp_arrow: python -m unittest (from sdk/python)."""
