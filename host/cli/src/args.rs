@@ -141,10 +141,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List the built-in plugins, inspect a plugin file, or run a source plugin.
+    /// List the built-in plugins, inspect a plugin file, run a source plugin, or scaffold a new
+    /// plugin project (`ldp plugin new`; `plugin` is an alias of `plugins`).
     ///
     /// Without a subcommand: lists the built-in plugins with their kind, version and
     /// description (`--json` adds each plugin's config schema).
+    #[command(visible_alias = "plugin")]
     Plugins(PluginsArgs),
     /// Generate synthetic taxi rides and walk through every feature, step by step.
     ///
@@ -345,9 +347,63 @@ pub struct PluginsArgs {
     pub command: Option<PluginsCommand>,
 }
 
+/// `ldp plugin new`.
+#[derive(Debug, Args)]
+pub struct NewPluginArgs {
+    /// The plugin's name: lower-case letters, digits and _ (it names the folder, the crate or
+    /// package, and the .wasm file).
+    pub name: String,
+    /// What kind of plugin.
+    #[arg(long, value_enum)]
+    pub kind: PluginKindArg,
+    /// Its language.
+    #[arg(long, value_enum, default_value_t = PluginLang::Rust)]
+    pub lang: PluginLang,
+    /// Where to write the project (default: ./NAME). Must not exist, or be empty.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// The ldp source tree's root (for sdk/rust, sdk/python and wit/); default: the one this
+    /// ldp was built from.
+    #[arg(long, value_name = "DIR")]
+    pub ldp_root: Option<PathBuf>,
+}
+
+/// A plugin kind, on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PluginKindArg {
+    /// Produces batches.
+    Source,
+    /// Turns batches into batches.
+    Transform,
+    /// Gives verdicts on batches.
+    Check,
+    /// Writes batches or run events.
+    Sink,
+}
+
+/// A plugin language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PluginLang {
+    /// Rust with the ldp SDK.
+    Rust,
+    /// Python with componentize-py.
+    Python,
+    /// JavaScript with jco / componentize-js.
+    Js,
+}
+
 /// `ldp plugins …` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum PluginsCommand {
+    /// Scaffold a plugin project that builds as it is and passes its own test.
+    ///
+    /// Writes NAME/ (or --dir) with the plugin's code, a build script that makes NAME.wasm, a
+    /// test script and a README. Rust projects use the ldp SDK (sdk/rust of this ldp's source
+    /// tree, or --sdk); Python projects componentize-py and the ldp_arrow codec (sdk/python);
+    /// JavaScript projects jco/componentize-js and apache-arrow.
+    ///
+    /// Example: ldp plugin new --kind transform --lang rust row_numbers
+    New(NewPluginArgs),
     /// Say what a file is: a WebAssembly component, what it imports and exports, whether it is
     /// an ldp plugin (and why not), its sha256 (the value a config pins), name, kind, version
     /// and config schema. Exits 1 when the file is not an ldp plugin.

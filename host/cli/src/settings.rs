@@ -144,6 +144,8 @@ pub enum Task {
     Demo(DemoArgs),
     /// `ldp transform test`.
     TransformTest(TransformTestSettings),
+    /// `ldp plugin new`.
+    PluginNew(crate::args::NewPluginArgs),
 }
 
 /// What makes `ldp run` a staged run, checked against each other.
@@ -338,6 +340,7 @@ impl Settings {
                     json: json || args.json,
                 },
                 Some(PluginsCommand::Run(run)) => Task::PluginsRun(run_settings(run)?),
+                Some(PluginsCommand::New(args)) => Task::PluginNew(args),
             },
             Command::Demo(args) => Task::Demo(args),
             Command::Transform(TransformCommand::Test(args)) => {

@@ -9,6 +9,7 @@ mod query;
 mod run;
 mod runs;
 mod schema;
+mod scaffold;
 mod snapshots;
 mod transform;
 
@@ -53,6 +54,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::PluginsRun(run) => plugins::run(&runtime()?, run),
         Task::Demo(args) => demo::run(&runtime()?, args),
         Task::TransformTest(settings) => transform::test(&runtime()?, settings),
+        Task::PluginNew(args) => scaffold::new(args),
     }
 }
 

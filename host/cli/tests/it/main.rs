@@ -3,14 +3,18 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod demo;
 mod events;
 mod evolution;
 mod formats;
 mod interop;
+mod languages;
 mod partitions;
 mod plan;
 mod quality;
+mod scaffold;
 mod staged;
+mod network;
 mod tables;
 mod transforms;
 mod upsert;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::types::Float64Type;
 use arrow_array::{ArrayRef, Float64Array, RecordBatch};
 use ldp_config::{WriteMode, py_float, repr_list, repr_str};
 use ldp_pipeline::{Job, Pipeline, RunReport, TargetTable, UpsertCounts, WriteResult};
@@ -26,7 +26,10 @@ pub(super) fn config(d: &mut Demo<'_>) -> anyhow::Result<Vec<SummaryRow>> {
     let job = Job::open(config)?;
     let config = job.config();
     let target = TargetTable::resolve(config, config.target())?;
-    let base = config.base_dir.clone().unwrap_or_else(|| d.dir().to_path_buf());
+    let base = config
+        .base_dir
+        .clone()
+        .unwrap_or_else(|| d.dir().to_path_buf());
     d.line(format!(
         "Loaded rides.json (identifier {}). Its paths resolve against {}",
         repr_str(&config.identifier),
@@ -123,7 +126,7 @@ fn duplicated_ids(d: &Demo<'_>, table: &TargetTable) -> anyhow::Result<i64> {
         "SELECT count(*) AS n FROM (SELECT ride_id FROM {} GROUP BY ride_id HAVING count(*) > 1)",
         table.name
     );
-    first_i64(&d.query(table, None, &sql)?.batches)
+    d.query_int(table, None, &sql)
 }
 
 /// Step 3: the config's initial load (an upsert into a new table is an append), then a batch
@@ -166,7 +169,10 @@ pub(super) fn upsert(d: &mut Demo<'_>) -> anyhow::Result<Vec<SummaryRow>> {
         "SELECT fare FROM {} WHERE ride_id = {ride}",
         batch.target().name
     );
-    let new_fare = first_f64(&d.query(batch.target(), None, &sql)?.batches)?;
+    let Some(Cell::Float(new_fare)) = d.query_row(batch.target(), None, &sql)?.first().cloned()
+    else {
+        bail!("{sql} gave no fare");
+    };
     d.line(format!(
         "  ride {ride}: fare {} -> {}",
         py_float(old_fare),
@@ -221,30 +227,4 @@ fn upsert_counts(write: &WriteResult) -> anyhow::Result<&UpsertCounts> {
         .upsert
         .as_ref()
         .context("the upsert reported no counts")
-}
-
-/// The first value of the first column, an integer.
-pub(super) fn first_i64(batches: &[RecordBatch]) -> anyhow::Result<i64> {
-    let column = batches
-        .iter()
-        .find(|b| b.num_rows() > 0)
-        .map(|b| b.column(0))
-        .context("the query gave no row")?;
-    column
-        .as_primitive_opt::<Int64Type>()
-        .map(|a| a.value(0))
-        .context("the query gave no integer")
-}
-
-/// The first value of the first column, a float.
-pub(super) fn first_f64(batches: &[RecordBatch]) -> anyhow::Result<f64> {
-    let column = batches
-        .iter()
-        .find(|b| b.num_rows() > 0)
-        .map(|b| b.column(0))
-        .context("the query gave no row")?;
-    column
-        .as_primitive_opt::<Float64Type>()
-        .map(|a| a.value(0))
-        .context("the query gave no float")
 }

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use anyhow::{Context, bail};
 use arrow_array::RecordBatch;
 use ldp_config::WriteMode;
 use ldp_pipeline::{QualityReport, RunOptions, TargetTable};
@@ -31,6 +32,7 @@ use ldp_plugin_runtime::Runtime;
 use ldp_sql::{QueryOutput, Session, TableName};
 
 use crate::args::DemoArgs;
+use crate::output::cell::{Cell, cell};
 
 /// What the demo runs with, resolved from the command line.
 #[derive(Debug, Clone)]
@@ -176,6 +178,35 @@ impl Demo<'_> {
         let session = Session::new()?;
         session.register(&loaded, snapshot, &[TableName::bare(&table.name)])?;
         Ok(session.query(sql, usize::MAX)?)
+    }
+
+    /// The first row of [`Demo::query`]'s result.
+    fn query_row(
+        &self,
+        table: &TargetTable,
+        snapshot: Option<i64>,
+        sql: &str,
+    ) -> anyhow::Result<Vec<Cell>> {
+        let out = self.query(table, snapshot, sql)?;
+        let batch = out
+            .batches
+            .iter()
+            .find(|b| b.num_rows() > 0)
+            .with_context(|| format!("{sql} gave no row"))?;
+        Ok(batch.columns().iter().map(|c| cell(c, 0)).collect())
+    }
+
+    /// The integer [`Demo::query`] gives (its first value).
+    fn query_int(
+        &self,
+        table: &TargetTable,
+        snapshot: Option<i64>,
+        sql: &str,
+    ) -> anyhow::Result<i64> {
+        match self.query_row(table, snapshot, sql)?.first() {
+            Some(Cell::Int(n)) => Ok(*n),
+            other => bail!("{sql} gave {other:?}, not an integer"),
+        }
     }
 }
 

@@ -11,7 +11,6 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
 use ldp_pipeline::{Job, TargetTable};
 
-use super::load::first_i64;
 use super::render::{money, row_count, table};
 use super::{Demo, SummaryRow, configs};
 use crate::output::cell::{Cell, cell};
@@ -108,8 +107,8 @@ pub(super) fn time_travel(d: &mut Demo<'_>) -> anyhow::Result<Vec<SummaryRow>> {
     d.line(HISTORY)?;
     let first = snapshots.first().context("demo.rides has no snapshot")?;
     let sql = format!("SELECT count(*) AS n FROM {}", target.name);
-    let then = first_i64(&d.query(&target, Some(first.snapshot_id), &sql)?.batches)?;
-    let now = first_i64(&d.query(&target, None, &sql)?.batches)?;
+    let then = d.query_int(&target, Some(first.snapshot_id), &sql)?;
+    let now = d.query_int(&target, None, &sql)?;
     d.line(format!(
         "As of the first snapshot the table had {then} rows; now it has {now}"
     ))?;
@@ -144,20 +143,13 @@ pub(super) fn export(d: &mut Demo<'_>) -> anyhow::Result<Vec<SummaryRow>> {
         "SELECT count(*) AS n, sum(ride_id) AS ids, sum(fare) AS fares FROM {}",
         target.name
     );
-    let out = d.query(&target, None, &sql)?;
-    let value = |c: usize| {
-        out.batches
-            .iter()
-            .find(|b| b.num_rows() > 0)
-            .map(|b| cell(b.column(c), 0))
-    };
-    let (Some(Cell::Int(n)), Some(Cell::Int(table_ids)), Some(Cell::Float(table_fares))) =
-        (value(0), value(1), value(2))
-    else {
+    let row = d.query_row(&target, None, &sql)?;
+    let [Cell::Int(n), Cell::Int(table_ids), Cell::Float(table_fares)] = row[..] else {
         bail!("{sql} gave no (count, ride ids, fares) row");
     };
-    let matches =
-        u64::try_from(n).is_ok_and(|n| n == rows) && ids == table_ids && (fares - table_fares).abs() < 0.005;
+    let matches = u64::try_from(n).is_ok_and(|n| n == rows)
+        && ids == table_ids
+        && (fares - table_fares).abs() < 0.005;
     if !matches {
         bail!(
             "{} does not match demo.rides: {rows} rows, ride ids summing to {ids}, fares to {fares:.2}; the table has {n}, {table_ids}, {table_fares:.2}",

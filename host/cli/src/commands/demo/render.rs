@@ -91,7 +91,11 @@ mod tests {
         let rows = vec![vec!["2024-01-01".to_string(), "839.50".to_string()]];
         assert_eq!(
             table(&["day", "SFO"], &rows, &[false, true]),
-            ["day            SFO", "----------  ------", "2024-01-01  839.50"]
+            [
+                "day            SFO",
+                "----------  ------",
+                "2024-01-01  839.50"
+            ]
         );
         assert_eq!(step_header(6, 8, "SQL"), "[6/8] SQL\n---------");
     }

@@ -96,7 +96,10 @@ fn with_pickup_date(rides: &RecordBatch) -> anyhow::Result<RecordBatch> {
     fields.push(Field::new("pickup_date", DataType::Date32, true));
     let mut columns = rides.columns().to_vec();
     columns.push(date);
-    Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)?)
+    Ok(RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        columns,
+    )?)
 }
 
 /// Step 5: the quality report of step 3's initial load, then a bad batch that the same checks

@@ -121,9 +121,8 @@ pub fn write_parquet(path: &Path, batches: &[&RecordBatch]) -> Result<(), Workdi
     let Some(first) = batches.first() else {
         return Ok(());
     };
-    let parquet_err = |e: parquet::errors::ParquetError| {
-        io("write", path)(std::io::Error::other(e.to_string()))
-    };
+    let parquet_err =
+        |e: parquet::errors::ParquetError| io("write", path)(std::io::Error::other(e.to_string()));
     let file = File::create(path).map_err(io("create", path))?;
     let mut writer = ArrowWriter::try_new(file, first.schema(), None).map_err(parquet_err)?;
     for batch in batches {
