@@ -8,8 +8,8 @@ mod plugins;
 mod query;
 mod run;
 mod runs;
-mod schema;
 mod scaffold;
+mod schema;
 mod snapshots;
 mod transform;
 
