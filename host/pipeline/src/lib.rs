@@ -30,6 +30,7 @@ mod events;
 mod file_target;
 mod job;
 mod lock;
+mod plugin_file;
 pub mod quality;
 mod report;
 pub mod routes;

@@ -10,6 +10,7 @@ use std::sync::mpsc::SyncSender;
 
 use super::Message;
 use crate::error::{Error, Result};
+use crate::plugin_file::ConfigFiles;
 
 /// Rows per batch asked of file sources. Measured on 10M rides rows (`ldp plugins run csv
 /// --output none`): 8192 rows 6.4–7.5 s, 32768 rows 7.5 s, 131072 rows 7.9 s: batches that stay
@@ -149,49 +150,11 @@ impl PluginSource {
 
     /// A source read by a plugin file: found, checked against its pin, its grants resolved.
     fn from_file(config: &Config, spec: &ldp_config::SourcePluginSpec) -> Result<PluginSource> {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let context = PathContext::new(config.base_dir.as_deref(), &cwd);
-        let path = context.resolve(&spec.path).path;
-        let refuse = |message: String| Error::PluginFile {
-            message: format!("metadata.source.plugin ({}): {message}", spec.path),
-        };
-        let bytes = std::fs::read(&path).map_err(|e| {
-            refuse(format!(
-                "cannot read {}: {e}; the path is relative to the config's folder",
-                path.display()
-            ))
-        })?;
-        let sha256 = ldp_plugin_runtime::sha256_hex(&bytes);
-        if let Some(pinned) = &spec.sha256
-            && *pinned != sha256
-        {
-            return Err(refuse(format!(
-                "{} has sha256 {sha256}, but the config pins {pinned}: the file changed since it was pinned. Nothing was read. If the change is expected, set \"sha256\": \"{sha256}\"",
-                path.display()
-            )));
-        }
-        let mut grants = Grants {
-            net: spec.grants.net.clone(),
-            ..Grants::default()
-        };
-        for dir in &spec.grants.read {
-            let dir_path = context.resolve(dir).path;
-            if !dir_path.is_dir() {
-                return Err(refuse(format!(
-                    "grants.read: {} is not a folder; the path is relative to the config's folder",
-                    dir_path.display()
-                )));
-            }
-            grants.read_dirs.push(dir_path);
-        }
-        for name in &spec.grants.env {
-            let value = std::env::var(name).map_err(|_| {
-                refuse(format!(
-                    "grants.env: the environment variable {name} is not set; set it before the run, or remove the grant"
-                ))
-            })?;
-            grants.env.push((name.clone(), value));
-        }
+        let what = format!("metadata.source.plugin ({})", spec.path);
+        let files = ConfigFiles::new(config.base_dir.as_deref(), &what);
+        let file = files.read_pinned(&spec.path, "plugin file", spec.sha256.as_deref())?;
+        let grants = files.grants(&spec.grants)?;
+        let (path, bytes, sha256) = (file.path, file.bytes, file.sha256);
         let block = config.source();
         Ok(PluginSource {
             config: serde_json::Value::Object(spec.config.clone()).to_string(),

@@ -10,7 +10,6 @@ mod sample;
 
 use std::path::{Path, PathBuf};
 
-use ldp_config::paths::PathContext;
 use ldp_config::{Config, TransformCode, TransformSpec};
 use ldp_events::payload::TransformRef;
 use ldp_plugin_runtime::{Plugin, Runtime, Sandbox};
@@ -19,6 +18,7 @@ pub(crate) use chain::{Chain, SourceWindow};
 pub use sample::{Sample, sample};
 
 use crate::error::{Error, Result};
+use crate::plugin_file::ConfigFiles;
 
 /// One transform, resolved: what it runs, pinned by its sha256, and its sandbox.
 #[derive(Debug, Clone)]
@@ -147,42 +147,19 @@ fn base_dir(config: &Config) -> PathBuf {
 /// Resolves one item; `what` names it in messages (default: `metadata.transforms[N] (name)`).
 fn resolve_one(spec: &TransformSpec, base: &Path, what: Option<String>) -> Result<Resolved> {
     let what = what.unwrap_or_else(|| format!("{} ({})", spec.at(), spec.name));
-    let refuse = |message: String| Error::PluginFile {
-        message: format!("{what}: {message}"),
-    };
-    let read = |relative: &str, kind: &str| -> Result<(PathBuf, Vec<u8>)> {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let path = PathContext::new(Some(base), &cwd).resolve(relative).path;
-        let bytes = std::fs::read(&path).map_err(|e| {
-            refuse(format!(
-                "cannot read the {kind} {}: {e}; the path is relative to the config's folder",
-                path.display()
-            ))
-        })?;
-        Ok((path, bytes))
-    };
-    let check_pin = |actual: &str, path: &Path| -> Result<()> {
-        match &spec.sha256 {
-            Some(pinned) if pinned != actual => Err(refuse(format!(
-                "{} has sha256 {actual}, but the config pins {pinned}: the file changed since it was pinned. Nothing was read. If the change is expected, set \"sha256\": \"{actual}\"",
-                path.display()
-            ))),
-            _ => Ok(()),
-        }
-    };
+    let files = ConfigFiles::new(Some(base), &what);
+    let pin = spec.sha256.as_deref();
     let (code, sha256) = match &spec.code {
         TransformCode::Plugin(relative) => {
-            let (path, bytes) = read(relative, "plugin file")?;
-            let sha256 = ldp_plugin_runtime::sha256_hex(&bytes);
-            check_pin(&sha256, &path)?;
+            let file = files.read_pinned(relative, "plugin file", pin)?;
             let config = serde_json::Value::Object(spec.config.clone()).to_string();
             (
                 Code::Plugin {
-                    path,
-                    bytes: std::sync::Arc::new(bytes),
+                    path: file.path,
+                    bytes: std::sync::Arc::new(file.bytes),
                     config,
                 },
-                sha256,
+                file.sha256,
             )
         }
         TransformCode::Js(source) => (
@@ -190,41 +167,23 @@ fn resolve_one(spec: &TransformSpec, base: &Path, what: Option<String>) -> Resul
             ldp_plugin_runtime::sha256_hex(source.as_bytes()),
         ),
         TransformCode::JsFile(relative) => {
-            let (path, bytes) = read(relative, "JavaScript file")?;
-            let sha256 = ldp_plugin_runtime::sha256_hex(&bytes);
-            check_pin(&sha256, &path)?;
-            let source = String::from_utf8(bytes)
-                .map_err(|_| refuse(format!("{} is not UTF-8 text", path.display())))?;
-            (js_code(&source, &spec.name), sha256)
+            let file = files.read_pinned(relative, "JavaScript file", pin)?;
+            let path = file.path;
+            let source = String::from_utf8(file.bytes)
+                .map_err(|_| files.refuse(format!("{} is not UTF-8 text", path.display())))?;
+            (js_code(&source, &spec.name), file.sha256)
         }
     };
-    let grants = &spec.grants;
-    if !grants.net.is_empty() {
-        return Err(refuse(format!(
+    if !spec.grants.net.is_empty() {
+        return Err(files.refuse(format!(
             "a transform cannot be granted network access ({}); only a source plugin can",
-            grants.net.join(", ")
+            spec.grants.net.join(", ")
         )));
     }
-    let mut sandbox = Sandbox::default();
-    for dir in &grants.read {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let path = PathContext::new(Some(base), &cwd).resolve(dir).path;
-        if !path.is_dir() {
-            return Err(refuse(format!(
-                "grants.read: {} is not a folder; the path is relative to the config's folder",
-                path.display()
-            )));
-        }
-        sandbox.grants.read_dirs.push(path);
-    }
-    for name in &grants.env {
-        let value = std::env::var(name).map_err(|_| {
-            refuse(format!(
-                "grants.env: the environment variable {name} is not set; set it before the run, or remove the grant"
-            ))
-        })?;
-        sandbox.grants.env.push((name.clone(), value));
-    }
+    let sandbox = Sandbox {
+        grants: files.grants(&spec.grants)?,
+        ..Sandbox::default()
+    };
     Ok(Resolved {
         what,
         name: spec.name.clone(),
