@@ -269,34 +269,9 @@ fn write_table<const N: usize>(
     header: &[&str; N],
     rows: &[[String; N]],
 ) -> std::io::Result<()> {
-    let mut widths = header.map(str::len);
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: Vec<String>| {
-        cells
-            .iter()
-            .zip(widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
-    };
-    writeln!(
-        out,
-        "{}",
-        line(header.iter().map(|h| h.to_string()).collect())
-    )?;
-    writeln!(
-        out,
-        "{}",
-        line(widths.iter().map(|w| "-".repeat(*w)).collect())
-    )?;
-    for row in rows {
-        writeln!(out, "{}", line(row.to_vec()))?;
+    let rows: Vec<Vec<String>> = rows.iter().map(|row| row.to_vec()).collect();
+    for line in crate::output::table::lines(header, &rows, &[false; N]) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

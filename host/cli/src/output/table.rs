@@ -29,10 +29,26 @@ pub fn render(header: &[String], rows: &[Vec<Cell>], total: u64) -> String {
             any && all
         })
         .collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut out = String::new();
+    for line in lines(&header, &texts, &right) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let shown = rows.len() as u64;
+    if total > shown {
+        let _ = writeln!(out, "... {} more rows", total - shown);
+    }
+    let _ = writeln!(out, "({total} {})", if total == 1 { "row" } else { "rows" });
+    out
+}
+
+/// The lines of a table (without newlines): the header, dashes as wide as each column, the
+/// rows; columns two spaces apart, a column in `right` right-aligned, trailing spaces stripped.
+pub fn lines(header: &[&str], rows: &[Vec<String>], right: &[bool]) -> Vec<String> {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
-            texts
-                .iter()
+            rows.iter()
                 .filter_map(|r| r.get(c))
                 .map(|t| t.chars().count())
                 .chain([header[c].chars().count()])
@@ -46,8 +62,12 @@ pub fn render(header: &[String], rows: &[Vec<Cell>], total: u64) -> String {
             if c > 0 {
                 out.push_str("  ");
             }
-            let pad = widths[c].saturating_sub(text.chars().count());
-            if right[c] {
+            let pad = widths
+                .get(c)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(text.chars().count());
+            if right.get(c).copied().unwrap_or(false) {
                 out.push_str(&" ".repeat(pad));
                 out.push_str(text);
             } else {
@@ -57,20 +77,17 @@ pub fn render(header: &[String], rows: &[Vec<Cell>], total: u64) -> String {
         }
         let trimmed = out.trim_end().len();
         out.truncate(trimmed);
-        out.push('\n');
         out
     };
-    let mut out = line(&mut header.iter().map(String::as_str).enumerate());
     let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-    out.push_str(&line(&mut dashes.iter().map(String::as_str).enumerate()));
-    for row in &texts {
-        out.push_str(&line(&mut row.iter().map(String::as_str).enumerate()));
-    }
-    let shown = rows.len() as u64;
-    if total > shown {
-        let _ = writeln!(out, "... {} more rows", total - shown);
-    }
-    let _ = writeln!(out, "({total} {})", if total == 1 { "row" } else { "rows" });
+    let mut out = vec![
+        line(&mut header.iter().copied().enumerate()),
+        line(&mut dashes.iter().map(String::as_str).enumerate()),
+    ];
+    out.extend(
+        rows.iter()
+            .map(|row| line(&mut row.iter().map(String::as_str).enumerate())),
+    );
     out
 }
 

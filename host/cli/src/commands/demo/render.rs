@@ -11,45 +11,8 @@ pub fn step_header(k: usize, n: usize, title: &str) -> String {
     underlined(&format!("[{k}/{n}] {title}"))
 }
 
-/// The lines of a table: the header, dashes as wide as each column, the rows. A column in
-/// `right` is right-aligned.
-pub fn table(header: &[&str], rows: &[Vec<String>], right: &[bool]) -> Vec<String> {
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|t| t.chars().count())
-                .chain([header[c].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<&str>| {
-        let mut out = String::new();
-        for (c, text) in cells.into_iter().enumerate() {
-            if c > 0 {
-                out.push_str("  ");
-            }
-            let width = widths.get(c).copied().unwrap_or(0);
-            if right.get(c).copied().unwrap_or(false) {
-                out.push_str(&format!("{text:>width$}"));
-            } else {
-                out.push_str(&format!("{text:<width$}"));
-            }
-        }
-        out.trim_end().to_string()
-    };
-    let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-    let mut lines = vec![
-        line(header.to_vec()),
-        line(dashes.iter().map(String::as_str).collect()),
-    ];
-    lines.extend(
-        rows.iter()
-            .map(|row| line(row.iter().map(String::as_str).collect())),
-    );
-    lines
-}
+/// The lines of a table in the common table format (shared with `ldp query`).
+pub use crate::output::table::lines as table;
 
 /// `27,727.18`: two decimals, thousands separated by commas (Python's `f"{x:,.2f}"`).
 pub fn money(value: f64) -> String {
