@@ -205,6 +205,14 @@ pub struct TransformTestArgs {
     /// Give it what the config's own transforms make of the sample, as it will get in a run.
     #[arg(long)]
     pub after_config: bool,
+    /// Longest time one batch may take, in seconds (default: 10 for JavaScript, 60 for a
+    /// plugin file; as `limits.timeout_s` of a transform in a config).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Largest memory of the transform's sandbox, in MiB (default: 512 for JavaScript, 1024 for
+    /// a plugin file; as `limits.memory_mb`).
+    #[arg(long, value_name = "MB")]
+    pub max_memory_mb: Option<u64>,
     /// Print JSON (schemas and rows) instead of text.
     #[arg(long)]
     pub json: bool,
@@ -399,7 +407,7 @@ pub enum PluginsCommand {
     ///
     /// Writes NAME/ (or --dir) with the plugin's code, a build script that makes NAME.wasm, a
     /// test script and a README. Rust projects use the ldp SDK (sdk/rust of this ldp's source
-    /// tree, or --sdk); Python projects componentize-py and the ldp_arrow codec (sdk/python);
+    /// tree, or --ldp-root); Python projects componentize-py and the ldp_arrow codec (sdk/python);
     /// JavaScript projects jco/componentize-js and apache-arrow.
     ///
     /// Example: ldp plugin new --kind transform --lang rust row_numbers

@@ -260,7 +260,24 @@ fn transform_test_settings(
                 .into(),
         ));
     }
-    let transform = ldp_config::parse_transform(0, &item).map_err(SettingsError::ConfigJson)?;
+    let mut item = item;
+    let mut limits = serde_json::Map::new();
+    if let Some(seconds) = args.timeout {
+        limits.insert("timeout_s".into(), serde_json::json!(seconds));
+    }
+    if let Some(mb) = args.max_memory_mb {
+        limits.insert("memory_mb".into(), serde_json::json!(mb));
+    }
+    if !limits.is_empty() {
+        item["limits"] = serde_json::Value::Object(limits);
+    }
+    let transform = ldp_config::parse_transform(0, &item).map_err(|message| {
+        SettingsError::ConfigJson(
+            message
+                .replace("limits.timeout_s", "--timeout")
+                .replace("limits.memory_mb", "--max-memory-mb"),
+        )
+    })?;
     Ok(TransformTestSettings {
         config: args.config,
         transform,

@@ -10,6 +10,10 @@
 //!   `{"js": "function transform(rows) { ... }", "name"?: TEXT}` or `{"js_file": "t.js",
 //!   "sha256"?: HEX, "name"?: TEXT}`.
 //!
+//! Any item may set `"limits": {"timeout_s": SECONDS, "memory_mb": MIB}`: the longest one batch
+//! may take and the largest memory of its sandbox (defaults: 10 s and 512 MiB for JavaScript,
+//! 60 s and 1 GiB for a plugin file).
+//!
 //! A `sha256` pins the file: a file with another hash refuses the run before anything is read.
 //! The reference (0.1.3) accepts unknown `metadata` keys and ignores them, so a config with
 //! transforms still loads there (without them).
@@ -20,9 +24,12 @@ use crate::problems::{Problems, get, unknown_keys};
 use crate::repr::{repr, repr_list};
 
 /// The keys of a transform item.
-pub const TRANSFORM_KEYS: [&str; 7] = [
-    "plugin", "js", "js_file", "sha256", "config", "grants", "name",
+pub const TRANSFORM_KEYS: [&str; 8] = [
+    "plugin", "js", "js_file", "sha256", "config", "grants", "limits", "name",
 ];
+
+/// The keys of a transform's `limits`.
+pub const LIMIT_KEYS: [&str; 2] = ["timeout_s", "memory_mb"];
 
 /// The keys of a plugin's `grants`.
 pub const GRANT_KEYS: [&str; 3] = ["read", "env", "net"];
@@ -42,6 +49,17 @@ pub struct TransformSpec {
     pub sha256: Option<String>,
     /// What the plugin may reach.
     pub grants: PluginGrants,
+    /// Its sandbox's limits, where the config sets them.
+    pub limits: TransformLimits,
+}
+
+/// `limits` of a transform: what the config overrides of its sandbox's budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TransformLimits {
+    /// Longest time one call (one batch) may take, in seconds.
+    pub timeout_s: Option<f64>,
+    /// Largest memory of the sandbox, in MiB.
+    pub memory_mb: Option<u64>,
 }
 
 /// What a transform runs.
@@ -216,6 +234,10 @@ pub fn parse_transform(index: usize, item: &Value) -> Result<TransformSpec, Stri
         None => PluginGrants::default(),
         Some(value) => parse_grants(value)?,
     };
+    let limits = match get(map, "limits") {
+        None => TransformLimits::default(),
+        Some(value) => parse_limits(value)?,
+    };
     let name = match get(map, "name") {
         None => match &code {
             TransformCode::Plugin(path) | TransformCode::JsFile(path) => file_name(path),
@@ -236,6 +258,53 @@ pub fn parse_transform(index: usize, item: &Value) -> Result<TransformSpec, Stri
         config,
         sha256,
         grants,
+        limits,
+    })
+}
+
+/// `{"timeout_s": SECONDS, "memory_mb": MIB}`, both optional.
+pub fn parse_limits(value: &Value) -> Result<TransformLimits, String> {
+    let Some(map) = value.as_object() else {
+        return Err(format!(
+            "limits must be an object such as {{'timeout_s': 5, 'memory_mb': 256}}, got {}",
+            repr(value)
+        ));
+    };
+    let unknown = unknown_keys(map, &LIMIT_KEYS);
+    if !unknown.is_empty() {
+        return Err(format!(
+            "limits has unknown keys {}; allowed: {}",
+            repr_list(&unknown),
+            LIMIT_KEYS.join(", ")
+        ));
+    }
+    let timeout_s = match get(map, "timeout_s") {
+        None => None,
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|s| s > 0.0 && s <= 86_400.0) => {
+            n.as_f64()
+        }
+        Some(other) => {
+            return Err(format!(
+                "limits.timeout_s must be a number of seconds above 0 and at most 86400, got {}",
+                repr(other)
+            ));
+        }
+    };
+    let memory_mb = match get(map, "memory_mb") {
+        None => None,
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|m| (16..=65_536).contains(&m)) => {
+            n.as_u64()
+        }
+        Some(other) => {
+            return Err(format!(
+                "limits.memory_mb must be a whole number of MiB from 16 to 65536, got {}",
+                repr(other)
+            ));
+        }
+    };
+    Ok(TransformLimits {
+        timeout_s,
+        memory_mb,
     })
 }
 

@@ -9,10 +9,11 @@ mod chain;
 mod sample;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use ldp_config::{Config, TransformCode, TransformSpec};
 use ldp_events::payload::TransformRef;
-use ldp_plugin_runtime::{Plugin, Runtime, Sandbox};
+use ldp_plugin_runtime::{Limits, Plugin, Runtime, Sandbox};
 
 pub(crate) use chain::{Chain, SourceWindow};
 pub use sample::{Sample, sample};
@@ -182,7 +183,7 @@ fn resolve_one(spec: &TransformSpec, base: &Path, what: Option<String>) -> Resul
     }
     let sandbox = Sandbox {
         grants: files.grants(&spec.grants)?,
-        ..Sandbox::default()
+        limits: limits(spec),
     };
     Ok(Resolved {
         what,
@@ -192,6 +193,32 @@ fn resolve_one(spec: &TransformSpec, base: &Path, what: Option<String>) -> Resul
         sandbox,
     })
 }
+
+/// The sandbox's budget: the config's `limits`, else the default of the kind of code.
+/// JavaScript gets a tighter one than a plugin file (an agent's loop should stop in seconds,
+/// not in a minute); a plugin file gets the runtime's defaults.
+fn limits(spec: &TransformSpec) -> Limits {
+    let mut limits = match spec.code {
+        TransformCode::Js(_) | TransformCode::JsFile(_) => Limits {
+            max_memory_bytes: JS_MEMORY_MB << 20,
+            call_timeout: Duration::from_secs(JS_TIMEOUT_S),
+            ..Limits::default()
+        },
+        TransformCode::Plugin(_) => Limits::default(),
+    };
+    if let Some(seconds) = spec.limits.timeout_s {
+        limits.call_timeout = Duration::from_secs_f64(seconds);
+    }
+    if let Some(mb) = spec.limits.memory_mb {
+        limits.max_memory_bytes = mb << 20;
+    }
+    limits
+}
+
+/// A JavaScript transform's default memory, in MiB.
+pub const JS_MEMORY_MB: u64 = 512;
+/// A JavaScript transform's default time per batch, in seconds.
+pub const JS_TIMEOUT_S: u64 = 10;
 
 /// The config of the `js` interpreter plugin for `source`.
 fn js_code(source: &str, name: &str) -> Code {
