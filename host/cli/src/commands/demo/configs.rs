@@ -97,6 +97,24 @@ pub fn export() -> Value {
     })
 }
 
+/// Step 9: `demo.rides` into `demo.rides_enriched` through one `transform` (an item of
+/// `metadata.transforms`), overwritten.
+pub fn enriched(transform: Value) -> Value {
+    json!({
+        "identifier": "demo_rides_enriched",
+        "metadata": {
+            "source": {"name": "rides", "format": "ICEBERG", "catalog": catalog()},
+            "transforms": [transform],
+            "target": {
+                "name": "rides_enriched",
+                "format": "ICEBERG",
+                "catalog": catalog(),
+                "write_mode": "overwrite"
+            }
+        }
+    })
+}
+
 /// Loads a config value as `ldp run` loads a file, its paths resolving against `dir`.
 pub fn load(value: &Value, dir: &Path) -> anyhow::Result<Config> {
     let mut config = ldp_config::load(value)?;

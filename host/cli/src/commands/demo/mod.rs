@@ -9,11 +9,12 @@
 //!   summary and the closing hints;
 //! * [`workdir`]: the folder rules and the files written before the first step;
 //! * [`configs`]: the config JSON values the steps run;
-//! * [`load`] (steps 1–3), [`tables`] (4–5), [`read`] (6–8): the steps;
+//! * [`load`] (steps 1–3), [`tables`] (4–5), [`read`] (6–8), [`plugins`] (9): the steps;
 //! * [`render`]: step headers, aligned tables, numbers.
 
 mod configs;
 mod load;
+mod plugins;
 mod read;
 mod render;
 mod tables;
@@ -114,7 +115,10 @@ const STEPS: &[Step] = &[
         title: "Export back to CSV",
         run: read::export,
     },
-    // Step 9 ("Plugins: a third-party transform and a hostile plugin") goes here.
+    Step {
+        title: "Plugins: a third-party transform, and a hostile one stopped",
+        run: plugins::plugins,
+    },
 ];
 
 /// One row of the summary table: `2 append x2 | 1000 -> 2000 rows (1000 duplicates)`.

@@ -12,7 +12,15 @@ use parquet::arrow::ArrowWriter;
 pub const MARKER: &str = ".ldp_demo";
 
 /// What the demo owns in its folder: deleted before a new run, nothing else is.
-pub const ENTRIES: [&str; 5] = ["data", "exports", "warehouse", "rides.json", MARKER];
+/// (`plugins` holds step 9's transform; the reference has no such step.)
+pub const ENTRIES: [&str; 6] = [
+    "data",
+    "exports",
+    "plugins",
+    "warehouse",
+    "rides.json",
+    MARKER,
+];
 
 /// Why the demo cannot use its folder.
 #[derive(Debug, thiserror::Error)]
@@ -54,7 +62,7 @@ fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Workdir
 
 /// Makes `dir` ready: created when missing; refused when it has content but no marker; with
 /// the marker, [`ENTRIES`] are deleted (and nothing else). Then `data/`, `exports/`,
-/// `warehouse/` and the marker are created.
+/// `plugins/`, `warehouse/` and the marker are created.
 pub fn prepare(dir: &Path) -> Result<(), WorkdirError> {
     match std::fs::metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -82,7 +90,7 @@ pub fn prepare(dir: &Path) -> Result<(), WorkdirError> {
             }
         }
     }
-    for folder in ["data", "exports", "warehouse"] {
+    for folder in ["data", "exports", "plugins", "warehouse"] {
         let path = dir.join(folder);
         std::fs::create_dir(&path).map_err(io("create", &path))?;
     }
@@ -90,7 +98,7 @@ pub fn prepare(dir: &Path) -> Result<(), WorkdirError> {
     std::fs::write(
         &marker,
         "This folder was made by `ldp demo`, which deletes and rewrites data, exports, \
-         warehouse and rides.json here.\n",
+         plugins, warehouse and rides.json here.\n",
     )
     .map_err(io("write", &marker))
 }
@@ -105,12 +113,14 @@ fn remove(path: &Path) -> Result<(), WorkdirError> {
     }
 }
 
-/// Writes `data/rides.csv` (as pyarrow writes CSV), `data/rides.parquet` and `rides.json` (the
-/// reference's config, byte for byte).
+/// Writes `data/rides.csv` (as pyarrow writes CSV), `data/rides.parquet`, step 9's
+/// `plugins/fare_per_km.js` and `rides.json` (the reference's config, byte for byte).
 pub fn write_files(dir: &Path, rides: &RecordBatch) -> Result<(), WorkdirError> {
     let csv = dir.join("data/rides.csv");
     ldp_demo::write_csv(rides, &csv).map_err(io("write", &csv))?;
     write_parquet(&dir.join("data/rides.parquet"), &[rides])?;
+    let script = dir.join("plugins/fare_per_km.js");
+    std::fs::write(&script, super::plugins::FARE_PER_KM_JS).map_err(io("write", &script))?;
     let config = dir.join("rides.json");
     let text = ldp_config::python_json_pretty(&super::configs::rides()) + "\n";
     std::fs::write(&config, text).map_err(io("write", &config))
