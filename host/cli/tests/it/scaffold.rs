@@ -1,11 +1,16 @@
-//! `ldp plugin new` (issue 8, item 4): each kind of Rust project passes its own test as it is,
-//! and the transform builds into a component that `ldp plugins inspect` accepts and
-//! `ldp transform test` runs. The component builds in `<target>/examples-wasm`, with the same
-//! dependencies and profile as `examples/plugins/rust` (see `languages.rs`), so the two share
-//! one build of them.
+//! `ldp plugin new` (issue 8, item 4): in each language (Rust, Python, JavaScript), each kind of
+//! project passes its own test as it is, and the transform builds into a component that
+//! `ldp plugins inspect` accepts and `ldp transform test` runs. The Rust component builds in
+//! `<target>/examples-wasm`, with the same dependencies and profile as `examples/plugins/rust`
+//! (see `languages.rs`), so the two share one build of them. The Python and JavaScript projects
+//! run their own `./test.sh` and `./build.sh`, which install their tools (componentize-py into
+//! the project's `.venv`, the npm packages of its `package-lock.json`); pip's and npm's caches
+//! make that quick after the first time. They need `python3` (with venv) and `node`/`npm`
+//! (>= 20): a missing tool fails the test with the command that installs it, never skips it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 
 use super::{ldp, rides_workdir, stderr, stdout};
 
@@ -66,6 +71,35 @@ fn rust_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() 
         String::from_utf8_lossy(&build.stderr)
     );
     let wasm = wasm_target().join("wasm32-wasip2/release/my_transform.wasm");
+    assert_numbers_rows(&wasm);
+
+    // A name that cannot be a crate, and a folder that is not empty, are refused.
+    let bad = ldp(&["plugin", "new", "--kind", "check", "My-Plugin"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains("use lower-case letters, digits and _"),
+        "{}",
+        stderr(&bad)
+    );
+    let taken = ldp(&[
+        "plugin",
+        "new",
+        "--kind",
+        "check",
+        "x",
+        "--dir",
+        project.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&taken).contains("exists and is not empty"),
+        "{}",
+        stderr(&taken)
+    );
+}
+
+/// `wasm` is a transform plugin (`ldp plugins inspect`), and `ldp transform test` on the example
+/// rides gives each row its number in `row_number`.
+fn assert_numbers_rows(wasm: &Path) {
     let inspect = ldp(&["plugins", "inspect", wasm.to_str().unwrap()]);
     assert_eq!(inspect.status.code(), Some(0), "{}", stderr(&inspect));
     assert!(
@@ -94,27 +128,79 @@ fn rust_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() 
     let sample: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(sample["rows"][2]["row_number"], 3);
     assert_eq!(sample["written"], false);
+}
 
-    // A name that cannot be a crate, and a folder that is not empty, are refused.
-    let bad = ldp(&["plugin", "new", "--kind", "check", "My-Plugin"]);
-    assert_eq!(bad.status.code(), Some(1));
+/// Fails, naming the command that installs it, when `tool` does not run.
+fn require(tool: &str, install: &str) {
+    let found = Command::new(tool).arg("--version").output();
     assert!(
-        stderr(&bad).contains("use lower-case letters, digits and _"),
-        "{}",
-        stderr(&bad)
+        found.is_ok_and(|o| o.status.success()),
+        "{tool} is needed to test the scaffolded plugins: {install}"
     );
-    let taken = ldp(&[
-        "plugin",
-        "new",
-        "--kind",
-        "check",
-        "x",
-        "--dir",
-        project.to_str().unwrap(),
-    ]);
+}
+
+/// Runs a project's own script (`test.sh`, `build.sh`) as its README says, and fails with its
+/// output when it fails.
+fn run_script(project: &Path, script: &str) {
+    let path = project.join(script);
+    let started = Instant::now();
+    let out = Command::new(&path)
+        .current_dir(project)
+        .output()
+        .unwrap_or_else(|e| panic!("{} does not run: {e}", path.display()));
     assert!(
-        stderr(&taken).contains("exists and is not empty"),
-        "{}",
-        stderr(&taken)
+        out.status.success(),
+        "{} failed:\n{}\n{}",
+        path.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
+    eprintln!(
+        "{}: {:.1}s",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// Scaffolds a `lang` project of every kind into `dir` (its code in `code`), runs each one's
+/// `./test.sh`, and builds the transform with its `./build.sh`: its component.
+fn scaffold_every_kind(lang: &str, code: &str, dir: &Path) -> PathBuf {
+    for kind in ["source", "transform", "check", "sink"] {
+        let name = format!("my_{kind}");
+        let project = dir.join(&name);
+        let out = ldp(&[
+            "plugin",
+            "new",
+            "--kind",
+            kind,
+            "--lang",
+            lang,
+            &name,
+            "--dir",
+            project.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(stdout(&out).contains(code), "{}", stdout(&out));
+        run_script(&project, "test.sh");
+    }
+    let project = dir.join("my_transform");
+    run_script(&project, "build.sh");
+    project.join("my_transform.wasm")
+}
+
+#[test]
+fn python_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() {
+    require("python3", "apt-get install python3 python3-venv");
+    let dir = tempfile::tempdir().unwrap();
+    let wasm = scaffold_every_kind("python", "plugin.py", dir.path());
+    assert_numbers_rows(&wasm);
+}
+
+#[test]
+fn js_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() {
+    require("node", "apt-get install nodejs npm (node 20 or later)");
+    require("npm", "apt-get install npm");
+    let dir = tempfile::tempdir().unwrap();
+    let wasm = scaffold_every_kind("js", "plugin.js", dir.path());
+    assert_numbers_rows(&wasm);
 }
