@@ -3,6 +3,8 @@
 //! stdout (`ldp … | head`) exits 0.
 
 mod args;
+#[cfg(test)]
+mod cli_reference;
 mod commands;
 mod interrupt;
 mod output;

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod agent_transforms;
 mod demo;
+mod docs;
 mod events;
 mod evolution;
 mod formats;
