@@ -140,8 +140,8 @@ pub use spec_hash::{HASH_EXCLUDED_METADATA, canonical_spec, spec_hash};
 pub use spec_path::normalise_spec_path;
 pub use strftime::py_strftime;
 pub use transforms::{
-    GRANT_KEYS, LIMIT_KEYS, PluginGrants, SourcePluginSpec, TRANSFORM_KEYS, TransformCode,
-    TransformLimits, TransformSpec, parse_grants, parse_limits, parse_transform, source_plugin,
+    GRANT_KEYS, LIMIT_KEYS, PluginGrants, PluginLimits, SourcePluginSpec, TRANSFORM_KEYS,
+    TransformCode, TransformSpec, parse_grants, parse_limits, parse_transform, source_plugin,
 };
 pub use validate::{Validation, plan_config, validate};
 pub use window::{WINDOW_KEYS, WindowSize, WindowSpec, lookup_time_zone};

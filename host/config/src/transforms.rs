@@ -50,12 +50,13 @@ pub struct TransformSpec {
     /// What the plugin may reach.
     pub grants: PluginGrants,
     /// Its sandbox's limits, where the config sets them.
-    pub limits: TransformLimits,
+    pub limits: PluginLimits,
 }
 
-/// `limits` of a transform: what the config overrides of its sandbox's budget.
+/// `limits` of a transform or a source plugin: what the config overrides of its sandbox's
+/// budget.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct TransformLimits {
+pub struct PluginLimits {
     /// Longest time one call (one batch) may take, in seconds.
     pub timeout_s: Option<f64>,
     /// Largest memory of the sandbox, in MiB.
@@ -235,7 +236,7 @@ pub fn parse_transform(index: usize, item: &Value) -> Result<TransformSpec, Stri
         Some(value) => parse_grants(value)?,
     };
     let limits = match get(map, "limits") {
-        None => TransformLimits::default(),
+        None => PluginLimits::default(),
         Some(value) => parse_limits(value)?,
     };
     let name = match get(map, "name") {
@@ -263,7 +264,7 @@ pub fn parse_transform(index: usize, item: &Value) -> Result<TransformSpec, Stri
 }
 
 /// `{"timeout_s": SECONDS, "memory_mb": MIB}`, both optional.
-pub fn parse_limits(value: &Value) -> Result<TransformLimits, String> {
+pub fn parse_limits(value: &Value) -> Result<PluginLimits, String> {
     let Some(map) = value.as_object() else {
         return Err(format!(
             "limits must be an object such as {{'timeout_s': 5, 'memory_mb': 256}}, got {}",
@@ -302,7 +303,7 @@ pub fn parse_limits(value: &Value) -> Result<TransformLimits, String> {
             ));
         }
     };
-    Ok(TransformLimits {
+    Ok(PluginLimits {
         timeout_s,
         memory_mb,
     })
@@ -373,7 +374,7 @@ pub fn parse_grants(value: &Value) -> Result<PluginGrants, String> {
 }
 
 /// A source read by a plugin file (an ldp extension): `metadata.source.plugin` names the
-/// component, with `sha256`, `config` and `grants` beside it in the source block.
+/// component, with `sha256`, `config`, `grants` and `limits` beside it in the source block.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SourcePluginSpec {
     /// The component file, relative to the config.
@@ -384,13 +385,15 @@ pub struct SourcePluginSpec {
     pub config: Map<String, Value>,
     /// What it may reach.
     pub grants: PluginGrants,
+    /// Its sandbox's limits, where the config sets them.
+    pub limits: PluginLimits,
 }
 
-/// Reads `plugin`, `sha256`, `config` and `grants` of a source block's extra keys; `None` when
+/// Reads `plugin`, `sha256`, `config`, `grants` and `limits` of a source block's extra keys; `None` when
 /// the block names no plugin. The error is the message for `metadata.source`.
 pub fn source_plugin(extra: &Map<String, Value>) -> Result<Option<SourcePluginSpec>, String> {
     let Some(plugin) = extra.get("plugin") else {
-        for key in ["sha256", "config", "grants"] {
+        for key in ["sha256", "config", "grants", "limits"] {
             if extra.contains_key(key) {
                 return Err(format!(
                     "metadata.source.{key} goes with metadata.source.plugin (a source plugin file), and there is none"
@@ -436,11 +439,16 @@ pub fn source_plugin(extra: &Map<String, Value>) -> Result<Option<SourcePluginSp
         None => PluginGrants::default(),
         Some(value) => parse_grants(value).map_err(|e| format!("metadata.source.{e}"))?,
     };
+    let limits = match extra.get("limits") {
+        None => PluginLimits::default(),
+        Some(value) => parse_limits(value).map_err(|e| format!("metadata.source.{e}"))?,
+    };
     Ok(Some(SourcePluginSpec {
         path,
         sha256,
         config,
         grants,
+        limits,
     }))
 }
 

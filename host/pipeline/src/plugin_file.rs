@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use ldp_config::PluginGrants;
 use ldp_config::paths::PathContext;
-use ldp_plugin_runtime::Grants;
+use ldp_plugin_runtime::{Grants, Limits};
 
 use crate::error::{Error, Result};
 
@@ -73,6 +73,18 @@ impl<'a> ConfigFiles<'a> {
             bytes,
             sha256,
         })
+    }
+
+    /// `default` with what the config's `limits` override.
+    pub fn limits(limits: &ldp_config::PluginLimits, default: Limits) -> Limits {
+        let mut out = default;
+        if let Some(seconds) = limits.timeout_s {
+            out.call_timeout = std::time::Duration::from_secs_f64(seconds);
+        }
+        if let Some(mb) = limits.memory_mb {
+            out.max_memory_bytes = mb << 20;
+        }
+        out
     }
 
     /// The sandbox grants of `grants`: folders resolved and checked, environment variables

@@ -9,6 +9,7 @@ mod docs;
 mod events;
 mod evolution;
 mod formats;
+mod hostile_files;
 mod interop;
 mod languages;
 mod network;

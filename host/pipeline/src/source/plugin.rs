@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use ldp_config::paths::PathContext;
 use ldp_config::{Config, Format, Sheet, Window, fill_placeholders, find_placeholders};
-use ldp_plugin_runtime::{Grants, Plugin, Runtime, Sandbox};
+use ldp_plugin_runtime::{Grants, Limits, Plugin, Runtime, Sandbox};
 
 use std::sync::mpsc::SyncSender;
 
@@ -33,6 +33,8 @@ pub(crate) enum Reader {
         sha256: String,
         /// What the config grants it.
         grants: Grants,
+        /// Its limits (the config's `limits` over the defaults).
+        limits: Limits,
     },
 }
 
@@ -154,6 +156,7 @@ impl PluginSource {
         let files = ConfigFiles::new(config.base_dir.as_deref(), &what);
         let file = files.read_pinned(&spec.path, "plugin file", spec.sha256.as_deref())?;
         let grants = files.grants(&spec.grants)?;
+        let limits = ConfigFiles::limits(&spec.limits, Limits::default());
         let (path, bytes, sha256) = (file.path, file.bytes, file.sha256);
         let block = config.source();
         Ok(PluginSource {
@@ -164,6 +167,7 @@ impl PluginSource {
                 bytes: std::sync::Arc::new(bytes),
                 sha256,
                 grants,
+                limits,
             },
             path,
         })
@@ -172,10 +176,10 @@ impl PluginSource {
     /// The sandbox: read-only access to the file's folder, default limits; a plugin file gets
     /// what the config grants it instead.
     pub fn sandbox(&self) -> Sandbox {
-        if let Reader::File { grants, .. } = &self.plugin {
+        if let Reader::File { grants, limits, .. } = &self.plugin {
             return Sandbox {
                 grants: grants.clone(),
-                ..Sandbox::default()
+                limits: limits.clone(),
             };
         }
         let folder = self

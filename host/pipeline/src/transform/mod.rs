@@ -198,7 +198,7 @@ fn resolve_one(spec: &TransformSpec, base: &Path, what: Option<String>) -> Resul
 /// JavaScript gets a tighter one than a plugin file (an agent's loop should stop in seconds,
 /// not in a minute); a plugin file gets the runtime's defaults.
 fn limits(spec: &TransformSpec) -> Limits {
-    let mut limits = match spec.code {
+    let default = match spec.code {
         TransformCode::Js(_) | TransformCode::JsFile(_) => Limits {
             max_memory_bytes: JS_MEMORY_MB << 20,
             call_timeout: Duration::from_secs(JS_TIMEOUT_S),
@@ -206,13 +206,7 @@ fn limits(spec: &TransformSpec) -> Limits {
         },
         TransformCode::Plugin(_) => Limits::default(),
     };
-    if let Some(seconds) = spec.limits.timeout_s {
-        limits.call_timeout = Duration::from_secs_f64(seconds);
-    }
-    if let Some(mb) = spec.limits.memory_mb {
-        limits.max_memory_bytes = mb << 20;
-    }
-    limits
+    ConfigFiles::limits(&spec.limits, default)
 }
 
 /// A JavaScript transform's default memory, in MiB.
