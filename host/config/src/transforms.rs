@@ -496,7 +496,19 @@ mod tests {
         );
         assert_eq!(
             error(json!({"plugin": "a.wasm", "path": "x"})),
-            "has unknown keys ['path']; allowed: plugin, js, js_file, sha256, config, grants, name"
+            "has unknown keys ['path']; allowed: plugin, js, js_file, sha256, config, grants, limits, name"
+        );
+        assert_eq!(
+            error(json!({"js": "x", "limits": {"timeout_s": 0}})),
+            "limits.timeout_s must be a number of seconds above 0 and at most 86400, got 0"
+        );
+        assert_eq!(
+            error(json!({"js": "x", "limits": {"memory_mb": 8, "cpu": 1}})),
+            "limits has unknown keys ['cpu']; allowed: timeout_s, memory_mb"
+        );
+        assert_eq!(
+            error(json!({"js": "x", "limits": {"memory_mb": 8}})),
+            "limits.memory_mb must be a whole number of MiB from 16 to 65536, got 8"
         );
         assert_eq!(
             error(json!({"js": "x", "sha256": "ab"})),
