@@ -289,20 +289,27 @@ def ingest_pair(tools: Tools, n: int, checks: bool, keep: bool) -> tuple[Measure
     cfg = config(read_through(rides_csv(n)), checks=checks)
     tag = "checks" if checks else "ingest"
     measures = []
+    # Up to 1M rows a run takes seconds, and one run is noisy: the best of 3, each into a new
+    # table. 10M rows run once.
+    repeats = 3 if n <= 1_000_000 else 1
     for tool in ("ldp", "reference"):
-        folder = fresh_dir(f"{tag}_{tool}_{n}")
-        what = f"{tool} run ({tag}, {n} rows)"
-        progress(f"{what}…")
-        m, report = tools.run(tool, what, cfg, folder)
-        expect(what, report, "rows_written", n)
-        quality = report.get("quality") or {}
-        if checks and (not quality.get("passed") or quality.get("checks_run") != 7):
-            raise Failure(f"{what}: not 7 passed checks: {quality}")
-        measures.append(m)
-        if tool == "ldp" and keep:
-            (folder / "complete").write_text(str(n))
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
+        best = None
+        for attempt in range(1, repeats + 1):
+            folder = fresh_dir(f"{tag}_{tool}_{n}")
+            what = f"{tool} run ({tag}, {n} rows)"
+            progress(f"{what}, run {attempt}/{repeats}…")
+            m, report = tools.run(tool, what, cfg, folder)
+            expect(what, report, "rows_written", n)
+            quality = report.get("quality") or {}
+            if checks and (not quality.get("passed") or quality.get("checks_run") != 7):
+                raise Failure(f"{what}: not 7 passed checks: {quality}")
+            if best is None or m.wall_s < best.wall_s:
+                best = m
+            if tool == "ldp" and keep and attempt == repeats:
+                (folder / "complete").write_text(str(n))
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+        measures.append(best)
     return measures[0], measures[1]
 
 
