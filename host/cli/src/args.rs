@@ -166,6 +166,39 @@ pub enum Command {
     /// Try transforms safely.
     #[command(subcommand)]
     Transform(TransformCommand),
+    /// Plan workflow files (kind Workflow): tasks in dependency order, each with its key.
+    #[command(subcommand)]
+    Workflow(WorkflowCommand),
+}
+
+/// `ldp workflow`.
+#[derive(Debug, Subcommand)]
+pub enum WorkflowCommand {
+    /// Validate a workflow file and say what a run of a window would do, task by task.
+    ///
+    /// FILE is a workflow (kind Workflow: tasks with id, depends_on, retries and one kind of
+    /// pipeline, maintain, dbt or sql) or a dataset config with a schedule (a workflow of one
+    /// task). Prints the tasks in the order they run (dependencies first, ties by file
+    /// position), each pipeline task with its route, target, write mode and, with --window, its
+    /// idempotency key. Problems are listed with their JSON paths and the exit code is 1; a
+    /// cycle is named (a -> b -> a). The JSON is the Python tool's `ldp workflow plan --json`.
+    ///
+    /// Example: ldp workflow plan examples/workflows/nightly.json --window yesterday
+    Plan(WorkflowPlanArgs),
+}
+
+/// `ldp workflow plan`.
+#[derive(Debug, Args)]
+pub struct WorkflowPlanArgs {
+    /// A workflow file, or a dataset config with a schedule.
+    pub file: PathBuf,
+    /// A logical window: START/END (a bound without an offset is UTC), or yesterday,
+    /// last-week or last-month in the workflow's time zone.
+    #[arg(long, value_name = "WINDOW")]
+    pub window: Option<String>,
+    /// Print the plan as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ldp transform`.

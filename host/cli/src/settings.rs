@@ -146,6 +146,8 @@ pub enum Task {
     TransformTest(TransformTestSettings),
     /// `ldp plugin new`.
     PluginNew(crate::args::NewPluginArgs),
+    /// `ldp workflow plan`.
+    WorkflowPlan(crate::args::WorkflowPlanArgs),
 }
 
 /// What makes `ldp run` a staged run, checked against each other.
@@ -363,6 +365,7 @@ impl Settings {
             Command::Transform(TransformCommand::Test(args)) => {
                 Task::TransformTest(transform_test_settings(args)?)
             }
+            Command::Workflow(crate::args::WorkflowCommand::Plan(args)) => Task::WorkflowPlan(args),
         };
         Ok(Self {
             log_filter,

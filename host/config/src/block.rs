@@ -19,6 +19,19 @@ pub(crate) fn check_block(
     mode: Mode,
 ) -> Option<Block> {
     let at = format!("metadata.{}", section.as_str());
+    check_block_at(problems, value, section, mode, &at)
+}
+
+/// [`check_block`] for a block at another JSON path than `metadata.<section>` (the `target` of a
+/// workflow's `sql` task).
+pub(crate) fn check_block_at(
+    problems: &mut Problems,
+    value: Option<&Value>,
+    section: Section,
+    mode: Mode,
+    at: &str,
+) -> Option<Block> {
+    let at = at.to_owned();
     let block = match value {
         Some(Value::Object(block)) => block,
         None | Some(Value::Null) => {

@@ -64,6 +64,14 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// A workflow file (or a dataset config read as a workflow) that cannot be used, in the
+    /// reference's lines: `nightly.json has 2 problems:` then `  - tasks[1].id: …`, or one line
+    /// such as `workflow file not found: <path>`.
+    #[error("{}", lines.join("\n"))]
+    Workflow {
+        /// The lines of the message, as `ldp workflow plan --json` lists them in `errors`.
+        lines: Vec<String>,
+    },
     /// A catalog block cannot give what was asked (e.g. a local layout for a `rest` catalog).
     #[error("{message}")]
     Catalog {
@@ -83,6 +91,7 @@ impl ConfigError {
         match self {
             ConfigError::Validation { problems, .. } => problems.clone(),
             ConfigError::Invalid { message, .. } => vec![message.clone()],
+            ConfigError::Workflow { lines } => lines.clone(),
             other => vec![other.to_string()],
         }
     }

@@ -20,7 +20,7 @@ pub const RESERVED_KINDS: [(&str, &str); 3] = [
 pub enum Kind {
     /// A dataset config (the default).
     Pipeline,
-    /// A workflow file (§1.8); validated elsewhere.
+    /// A workflow file (§1.8), validated by [`crate::validate_workflow`].
     Workflow,
 }
 

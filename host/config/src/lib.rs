@@ -1,4 +1,5 @@
-//! The `ldp/v1` config model for kind `Pipeline`: parsing, validation and path resolution.
+//! The `ldp/v1` config model: dataset configs (kind `Pipeline`) and workflow files (kind
+//! `Workflow`): parsing, validation, plans and path resolution.
 //!
 //! A config is a JSON file (behaviour spec §1): `identifier`, the descriptive
 //! `who`/`what`/`where`/`when`/`how`, and a `metadata` block with a `source` and a `target`
@@ -45,8 +46,23 @@
 //!   time zone; [`format_instant`] writes its bounds as UTC-Z. [`fill_placeholders`] names the
 //!   source file of a window with Python's `strftime` ([`py_strftime`]).
 //! * [`plan_file`]: the `ldp plan` document of one Pipeline config ([`Plan`]), printed by
-//!   [`Plan::to_json_text`] and [`Plan::render_text`]. Workflow files and planning a folder
-//!   come with workflows (orchestration), not with this crate.
+//!   [`Plan::to_json_text`] and [`Plan::render_text`].
+//!
+//! ## Workflows (§1.8, §7.2)
+//!
+//! [`workflow`] reads workflow files (kind `Workflow`): tasks of kinds `pipeline`, `maintain`,
+//! `dbt` (read, not run) and ldp's own `sql`, their dependencies (cycles named), run order and
+//! retry policy; a dataset config with a schedule is a workflow of one task
+//! ([`read_workflow`]). [`plan_workflow`] builds the `ldp workflow plan` document
+//! ([`WorkflowPlan`]), each pipeline task planned as `ldp plan CONFIG --window` plans it.
+//!
+//! ```
+//! let document: serde_json::Value = serde_json::from_str(r#"{"kind": "Workflow", "identifier": "w",
+//!     "tasks": [{"id": "a", "pipeline": "a.json", "depends_on": ["b"]},
+//!               {"id": "b", "pipeline": "b.json", "depends_on": ["a"]}]}"#).unwrap();
+//! assert_eq!(ldp_config::validate_workflow(&document),
+//!            ["tasks: depend on each other in a cycle: a -> b -> a"]);
+//! ```
 //!
 //! ```
 //! use ldp_config::{Window, idempotency_key, replace_key, spec_hash, target_identity};
@@ -65,8 +81,7 @@
 //! ```
 //!
 //! The crate does no other I/O than reading config files and, for a plan, checking whether
-//! source files exist: no catalog is opened and no data file is read. Workflow files (kind
-//! `Workflow`) are recognised ([`kind_of`]) but validated elsewhere.
+//! source files exist: no catalog is opened and no data file is read.
 
 mod block;
 mod canonical;
@@ -102,6 +117,7 @@ mod window;
 
 pub mod paths;
 pub mod secrets;
+pub mod workflow;
 
 pub use block::DUCKDB_QUERY_KEYS;
 pub use canonical::{canonical_json, canonical_sha256, python_json_pretty, sha256_hex};
@@ -130,7 +146,7 @@ pub use quality::{
     is_arrow_type, parse_check,
 };
 pub use repr::{py_float, repr, repr_list, repr_str, type_name};
-pub use retries::{RETRY_KEYS, Retries};
+pub use retries::{MAX_DELAY_S, RETRY_KEYS, Retries};
 pub use routes::{LDP_ROUTES, PIPELINE_ROUTES, PipelineRoute, find_route, route_label};
 pub use run_window::{SHORTCUTS, Window, format_instant, is_shortcut, isoformat_utc};
 pub use schedule::{
@@ -145,6 +161,10 @@ pub use transforms::{
 };
 pub use validate::{Validation, plan_config, validate};
 pub use window::{WINDOW_KEYS, WindowSize, WindowSpec, lookup_time_zone};
+pub use workflow::{
+    TaskPlan, Workflow, WorkflowPlan, load_workflow, plan_loaded_workflow, plan_workflow,
+    read_workflow, validate_workflow,
+};
 
 /// Reads a config file and loads it as `ldp run` does ([`Document::read`] then [`load`]).
 ///

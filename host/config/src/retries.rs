@@ -1,15 +1,23 @@
 //! `metadata.retries` (§1.2): `{max_attempts ≥ 1 (1), delay_s ≥ 0 (30), backoff ≥ 1 (2.0)}`.
+//!
+//! As in the reference, a key that is present is checked even when it is `null` (`"retries":
+//! null` is not an object, `"max_attempts": null` is not a whole number).
 
+use serde::Serialize;
 use serde_json::Value;
 
-use crate::problems::{Problems, as_number, as_whole, get, join};
+use crate::problems::{Problems, as_number, as_whole, join};
 use crate::repr::repr;
 
 /// The keys a retries object may have.
 pub const RETRY_KEYS: [&str; 3] = ["max_attempts", "delay_s", "backoff"];
 
-/// How a failed run is tried again (by a workflow or schedule).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The longest wait between two attempts, in seconds, whatever the delay and the backoff come to.
+pub const MAX_DELAY_S: f64 = 86_400.0;
+
+/// How a failed run is tried again (by a workflow or schedule). Serialised as the reference's
+/// `ldp workflow plan --json` shows it: `{"max_attempts": 2, "delay_s": 0.0, "backoff": 2.0}`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Retries {
     /// The attempts in all; 1 means no retry.
     pub max_attempts: u64,
@@ -35,6 +43,22 @@ impl Retries {
         let exponent = i32::try_from(attempt.saturating_sub(1)).unwrap_or(i32::MAX);
         self.delay_s * self.backoff.powi(exponent)
     }
+
+    /// The longest wait after attempt `attempt` (from 1) failed, capped at [`MAX_DELAY_S`]: a
+    /// full-jitter wait is a random time from 0 to this.
+    pub fn delay_cap(&self, attempt: u64) -> f64 {
+        let delay = self.max_delay_after(attempt);
+        if delay.is_finite() {
+            delay.min(MAX_DELAY_S)
+        } else {
+            MAX_DELAY_S
+        }
+    }
+
+    /// Whether a failed attempt is followed by another one (`max_attempts` > 1).
+    pub fn enabled(&self) -> bool {
+        self.max_attempts > 1
+    }
 }
 
 /// Checks `metadata.retries` at `at`; the defaults when absent, `None` when invalid.
@@ -43,9 +67,8 @@ pub(crate) fn check_retries(
     value: Option<&Value>,
     at: &str,
 ) -> Option<Retries> {
-    let value = match value {
-        None | Some(Value::Null) => return Some(Retries::default()),
-        Some(value) => value,
+    let Some(value) = value else {
+        return Some(Retries::default());
     };
     let Some(map) = value.as_object() else {
         problems.add(
@@ -60,7 +83,7 @@ pub(crate) fn check_retries(
     let before = problems.len();
     problems.reject_unknown_keys(at, map, &RETRY_KEYS);
     let mut retries = Retries::default();
-    if let Some(raw) = get(map, "max_attempts") {
+    if let Some(raw) = map.get("max_attempts") {
         match as_whole(raw) {
             Some(n) if n >= 1 => retries.max_attempts = u64::try_from(n).unwrap_or(u64::MAX),
             _ => problems.add(
@@ -69,7 +92,7 @@ pub(crate) fn check_retries(
             ),
         }
     }
-    if let Some(raw) = get(map, "delay_s") {
+    if let Some(raw) = map.get("delay_s") {
         match as_number(raw) {
             Some(n) if n >= 0.0 && n.is_finite() => retries.delay_s = n,
             _ => problems.add(
@@ -78,7 +101,7 @@ pub(crate) fn check_retries(
             ),
         }
     }
-    if let Some(raw) = get(map, "backoff") {
+    if let Some(raw) = map.get("backoff") {
         match as_number(raw) {
             Some(n) if n >= 1.0 && n.is_finite() => retries.backoff = n,
             _ => problems.add(
@@ -124,5 +147,23 @@ mod tests {
             retries(json!({"max_attempts": 2.0})).unwrap_err(),
             ["metadata.retries.max_attempts: must be a whole number from 1, got 2.0"]
         );
+        assert_eq!(
+            retries(json!(null)).unwrap_err(),
+            [
+                "metadata.retries: must be an object such as {'max_attempts': 3, 'delay_s': 30}, got None"
+            ]
+        );
+        assert_eq!(
+            retries(json!({"delay_s": null})).unwrap_err(),
+            ["metadata.retries.delay_s: must be a number from 0, got None"]
+        );
+        let capped = Retries {
+            max_attempts: 9,
+            delay_s: 3600.0,
+            backoff: 10.0,
+        };
+        assert_eq!(capped.delay_cap(1), 3600.0);
+        assert_eq!(capped.delay_cap(3), MAX_DELAY_S);
+        assert!(capped.enabled() && !Retries::default().enabled());
     }
 }

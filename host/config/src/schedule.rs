@@ -262,24 +262,21 @@ pub fn alias_for_when(when: &str) -> Option<&'static str> {
 /// is not one of @hourly, @daily, @weekly, @monthly; write a 5-field cron expression for
 /// anything else`.
 pub fn parse_schedule(value: &Value, from: ScheduleFrom) -> Result<Schedule, String> {
-    let Some(raw) = value.as_str() else {
+    let text = value
+        .as_str()
+        .map(|raw| raw.split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    if text.is_empty() {
         return Err(format!(
-            "schedule must be a string such as '5 2 * * *' or '@daily', got {}",
+            "schedule must be a 5-field cron expression or one of @hourly, @daily, @weekly, @monthly, got {}",
             repr(value)
         ));
-    };
-    let text = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-    if text.is_empty() {
-        return Err(
-            "schedule is empty; write a 5-field cron expression such as '5 2 * * *', or @hourly, @daily, @weekly or @monthly"
-                .to_owned(),
-        );
     }
     if text.starts_with('@') {
         let Some((_, cron)) = ALIASES.iter().find(|(alias, _)| *alias == text) else {
             return Err(format!(
                 "schedule {} is not one of @hourly, @daily, @weekly, @monthly; write a 5-field cron expression for anything else",
-                repr(value)
+                repr_str(&text)
             ));
         };
         let cron = Cron::parse(cron)?;
@@ -356,6 +353,22 @@ mod tests {
                 .unwrap_err()
                 .contains("day-of-month field '0' is out of range 1-31")
         );
+        assert_eq!(
+            parse(" @yearly ").unwrap_err(),
+            "schedule '@yearly' is not one of @hourly, @daily, @weekly, @monthly; write a 5-field cron expression for anything else"
+        );
+        for (value, got) in [
+            (json!(3), "3"),
+            (json!("  "), "'  '"),
+            (json!(null), "None"),
+        ] {
+            assert_eq!(
+                parse_schedule(&value, ScheduleFrom::Metadata).unwrap_err(),
+                format!(
+                    "schedule must be a 5-field cron expression or one of @hourly, @daily, @weekly, @monthly, got {got}"
+                )
+            );
+        }
         assert_eq!(alias_for_when(" Daily "), Some("@daily"));
         assert_eq!(alias_for_when("nightly"), None);
     }

@@ -18,20 +18,20 @@ use crate::secrets::find_inline_secrets;
 pub struct Validation {
     /// The document's kind; `None` when its `kind` is wrong (the only problem then).
     pub kind: Option<Kind>,
-    /// Every problem found. Always empty for a [`Kind::Workflow`] document: workflow files are
-    /// validated by the orchestration layer, not here.
+    /// Every problem found (for a [`Kind::Workflow`] document, those of
+    /// [`crate::validate_workflow`]).
     pub problems: Vec<String>,
 }
 
 impl Validation {
-    /// Whether no problem was found (for a Workflow, only that its kind is right).
+    /// Whether no problem was found.
     pub fn is_valid(&self) -> bool {
         self.problems.is_empty()
     }
 }
 
-/// Validates a document as `ldp plan` does. A Pipeline gets every problem; a Workflow is only
-/// recognised; a wrong `kind` gives one problem, `kind: <message>`.
+/// Validates a document as `ldp plan` (`validate_spec`) does: every problem of a Pipeline or a
+/// Workflow; a wrong `kind` gives one problem, `kind: <message>`.
 pub fn validate(document: &Value) -> Validation {
     match kind_of(document) {
         Ok(Kind::Pipeline) => Validation {
@@ -40,7 +40,7 @@ pub fn validate(document: &Value) -> Validation {
         },
         Ok(Kind::Workflow) => Validation {
             kind: Some(Kind::Workflow),
-            problems: Vec::new(),
+            problems: crate::workflow::validate_workflow(document),
         },
         Err(message) => Validation {
             kind: None,

@@ -12,6 +12,7 @@ mod scaffold;
 mod schema;
 mod snapshots;
 mod transform;
+mod workflow;
 
 use crate::settings::{Settings, Task};
 use ldp_plugin_runtime::{Runtime, RuntimeOptions};
@@ -55,6 +56,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::Demo(args) => demo::run(&runtime()?, args),
         Task::TransformTest(settings) => transform::test(&runtime()?, settings),
         Task::PluginNew(args) => scaffold::new(args),
+        Task::WorkflowPlan(args) => workflow::plan(args),
     }
 }
 

@@ -22,6 +22,7 @@ mod tables;
 mod transforms;
 mod upsert;
 mod windows;
+mod workflows;
 
 fn ldp(args: &[&str]) -> Output {
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");

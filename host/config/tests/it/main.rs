@@ -1,11 +1,12 @@
-//! Integration tests of `ldp-config`: the reference vectors, a folder of data-driven cases, and
-//! path resolution on real temporary folders.
+//! Integration tests of `ldp-config`: the reference vectors, a folder of data-driven cases,
+//! path resolution on real temporary folders, and workflow files against the reference.
 
 mod cases;
 mod exactly_once;
 mod files;
 mod paths;
 mod vectors;
+mod workflow;
 
 use std::path::PathBuf;
 
