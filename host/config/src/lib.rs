@@ -80,8 +80,16 @@
 //! assert_eq!(replace.len(), 64);
 //! ```
 //!
-//! The crate does no other I/O than reading config files and, for a plan, checking whether
-//! source files exist: no catalog is opened and no data file is read.
+//! ## Schedules, backfill ranges and the ledger (§7.3–§7.5)
+//!
+//! [`scheduling`] evaluates a workflow's cron expression in its time zone
+//! ([`scheduling::CronClock`], DST as the reference's cronsim), gives the window each fire owns
+//! and the windows due at a time ([`scheduling::WorkflowSchedule`]), lays out a backfill's
+//! `--from/--to` range ([`scheduling::BackfillRange`]) and reads the workflow ledger
+//! ([`scheduling::read_windows`], [`scheduling::trace_runs`]). Nothing there runs a pipeline.
+//!
+//! The crate does no other I/O than reading config files (and a workflow's ledger) and, for a
+//! plan, checking whether source files exist: no catalog is opened and no data file is read.
 
 mod block;
 mod canonical;
@@ -116,6 +124,7 @@ mod validate;
 mod window;
 
 pub mod paths;
+pub mod scheduling;
 pub mod secrets;
 pub mod workflow;
 

@@ -49,14 +49,15 @@ pub struct Schedule {
     pub from: ScheduleFrom,
 }
 
-/// A parsed 5-field cron expression (standard semantics: when both day of month and day of
-/// week are restricted, either matches).
+/// A parsed 5-field cron expression (cronsim's semantics: when both day of month and day of
+/// week are restricted, i.e. neither starts with `*`, either matches; otherwise both must).
+/// [`crate::scheduling::CronClock`] evaluates it in a time zone.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cron {
     /// The expression, blanks collapsed.
     pub expression: String,
-    minutes: u64,
-    hours: u64,
+    pub(crate) minutes: u64,
+    pub(crate) hours: u64,
     days_of_month: u64,
     months: u64,
     days_of_week: u64,
@@ -72,13 +73,23 @@ impl Cron {
         if !(has(self.minutes, minute) && has(self.hours, hour) && has(self.months, month)) {
             return false;
         }
+        self.matches_date(day, month, weekday)
+    }
+
+    /// Whether a local date matches the day-of-month, month and day-of-week fields (`weekday`
+    /// 0–6, 0 = Sunday). As cronsim (Debian cron) reads them: when either day field starts with
+    /// `*`, both must match; otherwise either does.
+    pub fn matches_date(&self, day: u32, month: u32, weekday: u32) -> bool {
+        let has = |set: u64, n: u32| n < 64 && set & (1 << n) != 0;
+        if !has(self.months, month) {
+            return false;
+        }
         let dom = has(self.days_of_month, day);
         let dow = has(self.days_of_week, weekday);
-        match (self.dom_restricted, self.dow_restricted) {
-            (true, true) => dom || dow,
-            (true, false) => dom,
-            (false, true) => dow,
-            (false, false) => true,
+        if self.dom_restricted && self.dow_restricted {
+            dom || dow
+        } else {
+            dom && dow
         }
     }
 
@@ -110,10 +121,16 @@ impl Cron {
             days_of_month,
             months,
             days_of_week,
-            dom_restricted: !is_star(fields[2]),
-            dow_restricted: !is_star(fields[4]),
+            dom_restricted: !is_unrestricted(fields[2]),
+            dow_restricted: !is_unrestricted(fields[4]),
         })
     }
+}
+
+/// A day field that does not restrict the other one: it starts with `*` (`*`, `*/2`), as
+/// cronsim reads it, or is `?`.
+fn is_unrestricted(field: &str) -> bool {
+    field.starts_with('*') || field == "?"
 }
 
 fn is_star(field: &str) -> bool {

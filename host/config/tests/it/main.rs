@@ -5,6 +5,7 @@ mod cases;
 mod exactly_once;
 mod files;
 mod paths;
+mod scheduling;
 mod vectors;
 mod workflow;
 
