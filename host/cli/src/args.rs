@@ -169,6 +169,54 @@ pub enum Command {
     /// Plan workflow files (kind Workflow): tasks in dependency order, each with its key.
     #[command(subcommand)]
     Workflow(WorkflowCommand),
+    /// Fill a workflow's windows in a range: with --dry-run, say which are done.
+    ///
+    /// FILE is a workflow, or a dataset config with a schedule or a metadata.window. The range
+    /// starts at --from and ends at --to (a date is local midnight in the workflow's time
+    /// zone, a datetime without an offset is read in that zone; without --to, the start of the
+    /// window that holds now); each bound must start a window of the workflow's size, and the
+    /// window that starts at --to is not in the range. More windows than --max-windows are
+    /// refused.
+    ///
+    /// Each window's state is decided before anything runs: published (every Iceberg pipeline
+    /// task's key is already on its table; with a sql or dbt task, a file target or no keyed
+    /// task, the ledger's last run of the window must also have succeeded), failed or blocked
+    /// (the ledger's last run), partial (some keys are on their tables) or missing. --dry-run
+    /// prints the windows with their keys and states and runs nothing (exit 0); running the
+    /// windows that are not published is not built yet, so --dry-run is required.
+    ///
+    /// Example: ldp backfill examples/workflows/nightly.json --from 2026-08-01 --to 2026-08-04 --dry-run
+    Backfill(BackfillArgs),
+}
+
+/// `ldp backfill`.
+#[derive(Debug, Args)]
+pub struct BackfillArgs {
+    /// A workflow file, or a dataset config with a schedule or a metadata.window.
+    pub file: PathBuf,
+    /// The start of the range: a date (local midnight) or a datetime, in the workflow's time
+    /// zone unless it has an offset.
+    #[arg(long, value_name = "START")]
+    pub from: String,
+    /// The end of the range (the window that starts there is not in it) [default: the start of
+    /// the window that holds now].
+    #[arg(long, value_name = "END")]
+    pub to: Option<String>,
+    /// The most windows the range may hold.
+    #[arg(long, value_name = "N", default_value_t = ldp_config::scheduling::DEFAULT_MAX_WINDOWS)]
+    pub max_windows: usize,
+    /// List (and later run) the windows newest first.
+    #[arg(long)]
+    pub run_backwards: bool,
+    /// Replace windows that are already published (not built yet).
+    #[arg(long)]
+    pub replace: bool,
+    /// Say what each window's state is, and run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the backfill as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ldp workflow`.

@@ -148,6 +148,8 @@ pub enum Task {
     PluginNew(crate::args::NewPluginArgs),
     /// `ldp workflow plan`.
     WorkflowPlan(crate::args::WorkflowPlanArgs),
+    /// `ldp backfill`.
+    Backfill(crate::args::BackfillArgs),
 }
 
 /// What makes `ldp run` a staged run, checked against each other.
@@ -366,6 +368,7 @@ impl Settings {
                 Task::TransformTest(transform_test_settings(args)?)
             }
             Command::Workflow(crate::args::WorkflowCommand::Plan(args)) => Task::WorkflowPlan(args),
+            Command::Backfill(args) => Task::Backfill(args),
         };
         Ok(Self {
             log_filter,

@@ -25,6 +25,7 @@
 //!   [`QualityReport`] decides whether the run commits.
 //! * [`routes`] lists the source → target routes and whether this build runs them.
 
+pub mod backfill;
 mod error;
 mod events;
 mod file_target;

@@ -1,5 +1,6 @@
 //! One module per command.
 
+mod backfill;
 mod commits;
 mod demo;
 mod pipelines;
@@ -57,6 +58,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::TransformTest(settings) => transform::test(&runtime()?, settings),
         Task::PluginNew(args) => scaffold::new(args),
         Task::WorkflowPlan(args) => workflow::plan(args),
+        Task::Backfill(args) => backfill::run(args),
     }
 }
 

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod agent_transforms;
+mod backfill;
 mod demo;
 mod docs;
 mod events;
