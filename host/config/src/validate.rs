@@ -91,37 +91,7 @@ fn validate_pipeline(document: &Value) -> (Vec<String>, Option<Config>) {
         );
     };
     let mut problems = Problems::default();
-    let unknown = unknown_keys(spec, &TOP_LEVEL_KEYS);
-    if !unknown.is_empty() {
-        problems.add(
-            "",
-            format!(
-                "unknown top-level keys {}; allowed: {}",
-                repr_list(&unknown),
-                repr_list(&TOP_LEVEL_KEYS)
-            ),
-        );
-    }
-    if let Some(version) = spec.get("apiVersion")
-        && version.as_str() != Some(API_VERSION)
-    {
-        problems.add(
-            "apiVersion",
-            format!(
-                "must be {}, got {}",
-                repr(&Value::from(API_VERSION)),
-                repr(version)
-            ),
-        );
-    }
-    check_string(&mut problems, spec, "identifier", "", true);
-    for key in DESCRIPTIVE_KEYS {
-        if let Some(value) = spec.get(key)
-            && !value.is_string()
-        {
-            problems.add(key, format!("must be a string, got {}", type_name(value)));
-        }
-    }
+    check_header(&mut problems, spec, &TOP_LEVEL_KEYS);
     let sections = match spec.get("metadata") {
         Some(Value::Object(metadata)) => {
             Some(check_sections(&mut problems, spec, metadata, Mode::Plan))
@@ -142,4 +112,45 @@ fn validate_pipeline(document: &Value) -> (Vec<String>, Option<Config>) {
     }
     let config = sections.and_then(|sections| assemble(document, sections));
     (problems.into_vec(), config)
+}
+
+/// The checks every `ldp/v1` document shares, pipeline or workflow: no top-level key but
+/// `keys`, `apiVersion` (when given) `ldp/v1`, a non-empty `identifier`, and the descriptive
+/// keys (`who`, `what`, ...) strings.
+pub(crate) fn check_header(
+    problems: &mut Problems,
+    spec: &serde_json::Map<String, Value>,
+    keys: &[&str],
+) {
+    let unknown = unknown_keys(spec, keys);
+    if !unknown.is_empty() {
+        problems.add(
+            "",
+            format!(
+                "unknown top-level keys {}; allowed: {}",
+                repr_list(&unknown),
+                repr_list(keys)
+            ),
+        );
+    }
+    if let Some(version) = spec.get("apiVersion")
+        && version.as_str() != Some(API_VERSION)
+    {
+        problems.add(
+            "apiVersion",
+            format!(
+                "must be {}, got {}",
+                repr(&Value::from(API_VERSION)),
+                repr(version)
+            ),
+        );
+    }
+    check_string(problems, spec, "identifier", "", true);
+    for key in DESCRIPTIVE_KEYS {
+        if let Some(value) = spec.get(key)
+            && !value.is_string()
+        {
+            problems.add(key, format!("must be a string, got {}", type_name(value)));
+        }
+    }
 }

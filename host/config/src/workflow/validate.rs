@@ -15,15 +15,14 @@ use super::sql::check_sql;
 use super::task::{TASK_KEYS, TASK_KINDS, Task, TaskKind, check_pipeline};
 use super::{WORKFLOW_KEYS, WORKFLOW_METADATA_KEYS};
 use crate::isoformat::fromisoformat;
-use crate::model::API_VERSION;
 use crate::observability::sink_specs;
-use crate::parse::DESCRIPTIVE_KEYS;
-use crate::problems::{Problems, check_string, get, unknown_keys};
+use crate::problems::{Problems, get, unknown_keys};
 use crate::python::py_strip;
 use crate::repr::{repr, repr_list, repr_str, type_name};
 use crate::retries::check_retries;
 use crate::schedule::{ScheduleFrom, parse_schedule};
 use crate::secrets::find_inline_secrets;
+use crate::validate::check_header;
 use crate::window::check_window;
 
 /// Every problem of a workflow document, each prefixed by its JSON path (empty when valid),
@@ -45,33 +44,7 @@ pub(super) fn check_workflow(document: &Value) -> (Vec<String>, Vec<Task>) {
         );
     };
     let mut problems = Problems::default();
-    let unknown = unknown_keys(spec, &WORKFLOW_KEYS);
-    if !unknown.is_empty() {
-        problems.add(
-            "",
-            format!(
-                "unknown top-level keys {}; allowed: {}",
-                repr_list(&unknown),
-                repr_list(&WORKFLOW_KEYS)
-            ),
-        );
-    }
-    if let Some(version) = spec.get("apiVersion")
-        && version.as_str() != Some(API_VERSION)
-    {
-        problems.add(
-            "apiVersion",
-            format!("must be {}, got {}", repr_str(API_VERSION), repr(version)),
-        );
-    }
-    check_string(&mut problems, spec, "identifier", "", true);
-    for key in DESCRIPTIVE_KEYS {
-        if let Some(value) = spec.get(key)
-            && !value.is_string()
-        {
-            problems.add(key, format!("must be a string, got {}", type_name(value)));
-        }
-    }
+    check_header(&mut problems, spec, &WORKFLOW_KEYS);
     match spec.get("metadata") {
         None => {}
         Some(Value::Object(metadata)) => check_metadata(&mut problems, metadata),
