@@ -187,6 +187,44 @@ pub enum Command {
     ///
     /// Example: ldp backfill examples/workflows/nightly.json --from 2026-08-01 --to 2026-08-04 --dry-run
     Backfill(BackfillArgs),
+    /// See what is scheduled: every workflow and dataset config with a schedule under a folder.
+    #[command(subcommand)]
+    Schedule(ScheduleCommand),
+}
+
+/// `ldp schedule`.
+#[derive(Debug, Subcommand)]
+pub enum ScheduleCommand {
+    /// Show every scheduled workflow, its next fire and what it missed.
+    ///
+    /// Lists every workflow file and dataset config under DIR that has a schedule, told apart
+    /// by kind (*.json, recursively; folders starting with a dot, node_modules, __pycache__,
+    /// site-packages, venv and env, *.metadata.json and files over 1 MB are skipped). For each
+    /// it shows the cron expression, the time zone, the next fire in UTC and in local time,
+    /// the last window and how it ended, the windows that are due, and the windows that were
+    /// missed with the exact 'ldp backfill' command that fills them. A file that has a schedule
+    /// and cannot be used is listed as a problem and the exit code is 1. It writes nothing.
+    ///
+    /// Example: ldp schedule list examples/workflows --now 2026-08-05T00:10:00Z
+    List(ScheduleListArgs),
+}
+
+/// `ldp schedule list`.
+#[derive(Debug, Args)]
+pub struct ScheduleListArgs {
+    /// The folder to search for workflows and configs.
+    #[arg(value_name = "DIR")]
+    pub directory: PathBuf,
+    /// The time to act at, such as 2026-08-05T02:05:00Z. UTC unless it has an offset. The
+    /// current time by default.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// The most missed windows a workflow lists.
+    #[arg(long, value_name = "N", default_value_t = ldp_config::scheduling::DEFAULT_MAX_WINDOWS)]
+    pub max_windows: usize,
+    /// Print the listing as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ldp backfill`.

@@ -150,6 +150,8 @@ pub enum Task {
     WorkflowPlan(crate::args::WorkflowPlanArgs),
     /// `ldp backfill`.
     Backfill(crate::args::BackfillArgs),
+    /// `ldp schedule list`.
+    ScheduleList(crate::args::ScheduleListArgs),
 }
 
 /// What makes `ldp run` a staged run, checked against each other.
@@ -369,6 +371,7 @@ impl Settings {
             }
             Command::Workflow(crate::args::WorkflowCommand::Plan(args)) => Task::WorkflowPlan(args),
             Command::Backfill(args) => Task::Backfill(args),
+            Command::Schedule(crate::args::ScheduleCommand::List(args)) => Task::ScheduleList(args),
         };
         Ok(Self {
             log_filter,

@@ -36,6 +36,7 @@ pub mod quality;
 mod report;
 pub mod routes;
 mod run;
+pub mod schedule_list;
 mod source;
 pub mod staged;
 mod target;

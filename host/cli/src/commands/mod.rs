@@ -10,6 +10,7 @@ mod query;
 mod run;
 mod runs;
 mod scaffold;
+mod schedule;
 mod schema;
 mod snapshots;
 mod transform;
@@ -59,6 +60,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::PluginNew(args) => scaffold::new(args),
         Task::WorkflowPlan(args) => workflow::plan(args),
         Task::Backfill(args) => backfill::run(args),
+        Task::ScheduleList(args) => schedule::list(args),
     }
 }
 

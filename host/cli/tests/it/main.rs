@@ -18,6 +18,7 @@ mod partitions;
 mod plan;
 mod quality;
 mod scaffold;
+mod schedule;
 mod staged;
 mod tables;
 mod transforms;
