@@ -66,24 +66,25 @@ pub fn parse_boundary(
             repr_str(text)
         ))
     };
-    let parsed =
-        fromisoformat(&py_strip(text).replace(['Z', 'z'], "+00:00")).ok_or_else(invalid)?;
+    iso_instant(text, time_zone).ok_or_else(invalid)
+}
+
+/// ISO-8601 text as an instant: with an offset (or `Z`) as written, naive in `time_zone`.
+fn iso_instant(text: &str, time_zone: &TimeZone) -> Option<Timestamp> {
+    let parsed = fromisoformat(&py_strip(text).replace(['Z', 'z'], "+00:00"))?;
     match parsed.offset_micros {
         None => parsed
             .datetime
             .to_zoned(time_zone.clone())
-            .map(|zoned| zoned.timestamp())
-            .map_err(|_| invalid()),
-        Some(micros) => {
-            let naive = parsed
-                .datetime
-                .to_zoned(TimeZone::UTC)
-                .map_err(|_| invalid())?;
-            naive
-                .timestamp()
-                .checked_sub(jiff::SignedDuration::from_micros(micros))
-                .map_err(|_| invalid())
-        }
+            .ok()
+            .map(|zoned| zoned.timestamp()),
+        Some(micros) => parsed
+            .datetime
+            .to_zoned(TimeZone::UTC)
+            .ok()?
+            .timestamp()
+            .checked_sub(jiff::SignedDuration::from_micros(micros))
+            .ok(),
     }
 }
 
@@ -100,18 +101,7 @@ pub fn parse_now(text: &str) -> Result<Timestamp, ConfigError> {
             repr_str(text)
         ))
     };
-    let parsed =
-        fromisoformat(&py_strip(text).replace(['Z', 'z'], "+00:00")).ok_or_else(invalid)?;
-    let naive = parsed
-        .datetime
-        .to_zoned(TimeZone::UTC)
-        .map_err(|_| invalid())?;
-    naive
-        .timestamp()
-        .checked_sub(jiff::SignedDuration::from_micros(
-            parsed.offset_micros.unwrap_or(0),
-        ))
-        .map_err(|_| invalid())
+    iso_instant(text, &TimeZone::UTC).ok_or_else(invalid)
 }
 
 /// The windows of a backfill, checked, oldest first.
