@@ -269,6 +269,26 @@ pub enum Error {
         /// The fence tag.
         tag: String,
     },
+    /// Maintenance cannot prove an operation is safe, or was asked for something it cannot do
+    /// (an invalid `ldp.idempotency.horizon-days` table property, a negative age,
+    /// `retain_last` 0), so it changed nothing (the reference's `MaintenanceError`).
+    #[error("{message}")]
+    Maintenance {
+        /// `ns.t`.
+        table: String,
+        /// What is wrong, as the reference words it.
+        message: String,
+    },
+    /// Snapshot expiry lost to concurrent commits on every try; nothing was expired.
+    #[error(
+        "snapshot expiry of {table} conflicted with concurrent commits {attempts} times; nothing was expired"
+    )]
+    ExpiryConflict {
+        /// `ns.t`.
+        table: String,
+        /// Tries used.
+        attempts: u32,
+    },
     /// The Iceberg library failed.
     #[error("{table}: {context}: {source}")]
     Iceberg {
@@ -297,7 +317,9 @@ impl Error {
                 }
                 _ => ErrorKind::Catalog,
             },
-            Error::RetriesExhausted { .. } | Error::RefConflict { .. } => ErrorKind::CommitConflict,
+            Error::RetriesExhausted { .. }
+            | Error::RefConflict { .. }
+            | Error::ExpiryConflict { .. } => ErrorKind::CommitConflict,
             Error::Fenced { .. } => ErrorKind::Fenced,
             Error::SnapshotNotFound { .. }
             | Error::NoSnapshotAsOf { .. }
@@ -310,7 +332,8 @@ impl Error {
             | Error::UpsertMissingColumns { .. } => ErrorKind::Input,
             Error::WindowColumnMissing { .. }
             | Error::WindowColumnType { .. }
-            | Error::WindowNotMidnight { .. } => ErrorKind::Config,
+            | Error::WindowNotMidnight { .. }
+            | Error::Maintenance { .. } => ErrorKind::Config,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
             Error::Corrupt { .. } => ErrorKind::Corrupt,
             Error::Io { .. } => ErrorKind::Io,

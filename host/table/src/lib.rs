@@ -15,6 +15,8 @@
 //!   next metadata file, then the catalog's compare-and-swap commits it. A lost race is
 //!   retried for appends and upserts (§4.2 of the reference retries appends only:
 //!   [`RetryPolicy`]); a failed or abandoned write deletes every file it wrote.
+//! * [`expire_snapshots`]: snapshot expiry (`ldp maintain --expire`) that keeps every
+//!   branch and tag head, `main`'s last snapshots and the idempotency floor ([`expire`]).
 //! * Reading back: [`Table::snapshots`], [`Table::data_files`], [`Table::read_all`].
 //!
 //! ```
@@ -52,6 +54,7 @@ mod append;
 mod commit;
 mod error;
 pub mod evolve;
+pub mod expire;
 mod files;
 pub mod location;
 mod overwrite;
@@ -70,6 +73,7 @@ pub use append::Append;
 pub use commit::{CommitResult, RetryPolicy};
 pub use error::{Error, ErrorKind, Result};
 pub use evolve::{Evolution, evolve, new_columns, refuse_new_columns};
+pub use expire::{ExpireOptions, ExpireReport, expire_snapshots};
 pub use iceberg::spec::Transform;
 pub use overwrite::Overwrite;
 pub use partition::PartitionColumn;

@@ -27,6 +27,7 @@ pub fn create_branch(
         refs: vec![(name.to_string(), None)],
         schema_id: None,
         fence_tag: Some(fence_tag.to_string()),
+        table_uuid: None,
     };
     if name == iceberg::spec::MAIN_BRANCH {
         return Err(Error::unsupported(

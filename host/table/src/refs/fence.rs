@@ -44,6 +44,7 @@ pub fn fence(
             .collect(),
         schema_id: None,
         fence_tag: None,
+        table_uuid: None,
     };
     commit_edit(
         catalog,

@@ -25,7 +25,7 @@ pub use fence::{FENCE_TAG_MAX_AGE_MS, fence};
 pub use publish::{Publish, publish_branch};
 pub use search::{IDEMPOTENCY_KEY, KeySearch, SearchOutcome, find_keyed, keyed_snapshots};
 
-use iceberg::spec::TableMetadataBuilder;
+use iceberg::spec::{TableMetadata, TableMetadataBuilder};
 use ldp_catalog::Catalog;
 
 use crate::error::{Error, Result};
@@ -44,6 +44,8 @@ pub struct Requirements {
     pub schema_id: Option<i32>,
     /// Refs that must not exist; a fence tag among them makes the failure [`Error::Fenced`].
     pub fence_tag: Option<String>,
+    /// The table's UUID (a table dropped and created again under the same name fails it).
+    pub table_uuid: Option<uuid::Uuid>,
 }
 
 impl Requirements {
@@ -82,6 +84,14 @@ impl Requirements {
                 )));
             }
         }
+        if let Some(expected) = self.table_uuid {
+            let actual = table.metadata().uuid();
+            if actual != expected {
+                return Err(conflict(format!(
+                    "the table's UUID is {actual} instead of {expected}"
+                )));
+            }
+        }
         if let Some(schema_id) = self.schema_id {
             let actual = table.metadata().current_schema_id();
             if actual != schema_id {
@@ -108,6 +118,19 @@ pub(crate) fn commit_edit(
     requirements: &Requirements,
     edit: impl FnOnce(TableMetadataBuilder) -> iceberg::Result<TableMetadataBuilder>,
 ) -> Result<()> {
+    commit_edit_then(catalog, table, operation, requirements, edit, Ok)
+}
+
+/// As [`commit_edit`], with `finish` applied to the built metadata before it is written (for
+/// changes iceberg-rust's builder cannot make, such as snapshot expiry's parent links).
+pub(crate) fn commit_edit_then(
+    catalog: &Catalog,
+    table: &mut Table,
+    operation: &str,
+    requirements: &Requirements,
+    edit: impl FnOnce(TableMetadataBuilder) -> iceberg::Result<TableMetadataBuilder>,
+    finish: impl FnOnce(TableMetadata) -> Result<TableMetadata>,
+) -> Result<()> {
     table.refresh(catalog)?;
     requirements.check(table, operation)?;
     let identifier = table.identifier().to_string();
@@ -117,6 +140,7 @@ pub(crate) fn commit_edit(
         .and_then(TableMetadataBuilder::build)
         .map_err(|source| Error::iceberg(&identifier, format!("cannot {operation}"), source))?
         .metadata;
+    let next = finish(next)?;
     let location = next_metadata_file(next.location(), Some(table.metadata_location()));
     let mut files = FileGuard::new(&identifier);
     files.push(location.clone());

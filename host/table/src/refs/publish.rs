@@ -37,6 +37,7 @@ pub fn publish_branch(catalog: &Catalog, table: &mut Table, publish: &Publish<'_
         refs: vec![(publish.branch.to_string(), Some(publish.staged))],
         schema_id: Some(publish.schema_id),
         fence_tag: Some(publish.fence_tag.to_string()),
+        table_uuid: None,
     };
     commit_edit(
         catalog,

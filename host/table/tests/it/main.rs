@@ -2,6 +2,7 @@
 
 mod common;
 mod concurrency;
+mod expire;
 mod failures;
 mod pyiceberg;
 mod upsert;

@@ -15,7 +15,7 @@ use crate::common::{CATALOG, Warehouse, ids, rides, row_count, write};
 const SETUP: &str =
     "run: python3 -m venv .venv && .venv/bin/pip install 'pyiceberg[sql-sqlite,pyarrow]==0.12.0'";
 
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     if let Some(python) = std::env::var_os("LDP_PYTHON") {
         return PathBuf::from(python);
     }
