@@ -72,6 +72,13 @@ pub enum ConfigError {
         /// The lines of the message, as `ldp workflow plan --json` lists them in `errors`.
         lines: Vec<String>,
     },
+    /// A scheduler recipe (`ldp schedule install --print`) that cannot be written: an unknown
+    /// recipe, or a path it cannot hold.
+    #[error("{message}")]
+    Recipe {
+        /// What is wrong.
+        message: String,
+    },
     /// A catalog block cannot give what was asked (e.g. a local layout for a `rest` catalog).
     #[error("{message}")]
     Catalog {

@@ -13,6 +13,8 @@
 //! * [`BackfillRange`], [`parse_boundary`], [`parse_now`] (range): `--from/--to` of a backfill
 //!   and `--now` of a tick.
 //! * [`read_windows`], [`run_status`], [`trace_runs`] (ledger): the ledger read.
+//! * [`recipe`] (install): the cron, launchd and systemd recipes `ldp schedule install --print`
+//!   prints, which call `ldp schedule tick` every [`INTERVAL_MINUTES`] minutes.
 //!
 //! **Why not the `cron` crate.** Issue 10 names it, but `cron` 0.17 reads 6–7 fields (seconds
 //! first, years last) where the reference reads 5, works on `chrono` (this crate uses `jiff`,
@@ -37,6 +39,7 @@ pub mod fires;
 
 mod due;
 mod grid;
+mod install;
 mod ledger;
 mod range;
 
@@ -45,6 +48,10 @@ pub use fires::{CronClock, FiresAfter, SEARCH_DAYS, whole_minute};
 pub use grid::{
     WindowGrid, fixed_length, floor_boundary, is_aligned, local_midnight, window_ending_at,
     windows_between,
+};
+pub use install::{
+    INTERVAL_MINUTES, RecipeKind, cron_recipe, launchd_label, launchd_recipe, recipe,
+    systemd_recipe, systemd_unit_name,
 };
 pub use ledger::{
     Continuation, LedgerWindow, RunStatus, WindowRecord, read_windows, run_status, trace_runs,
