@@ -41,12 +41,17 @@ pub struct WindowState {
 }
 
 /// The states of `windows` (a backfill range's windows, e.g.
-/// [`BackfillRange::ordered`](ldp_config::scheduling::BackfillRange::ordered)), in their order.
+/// [`BackfillRange::ordered`](ldp_config::scheduling::BackfillRange::ordered)), in their order;
+/// with `replace`, of the replace keys (a window replaced under the same spec is `published`).
 ///
 /// # Errors
 ///
 /// A pipeline task's config cannot be read, or its target's catalog cannot be opened.
-pub fn backfill_states(workflow: &Workflow, windows: &[Window]) -> Result<Vec<WindowState>> {
+pub fn backfill_states(
+    workflow: &Workflow,
+    windows: &[Window],
+    replace: bool,
+) -> Result<Vec<WindowState>> {
     let task_ids: Vec<&str> = workflow.tasks.iter().map(|t| t.id.as_str()).collect();
     let mut ledger: BTreeMap<(Timestamp, Timestamp), WindowRecord> = BTreeMap::new();
     for ((start, end), record) in read_windows(&workflow.ledger_path(), &workflow.identifier) {
@@ -57,7 +62,7 @@ pub fn backfill_states(workflow: &Workflow, windows: &[Window]) -> Result<Vec<Wi
     // Which tasks publish under a key to an Iceberg table, and whether the ledger must confirm.
     let mut keyed_tasks: Vec<(String, PathBuf)> = Vec::new();
     let mut needs_ledger = false;
-    let plan = plan_loaded_workflow(workflow, None, false);
+    let plan = plan_loaded_workflow(workflow, None, replace);
     for task in workflow.order() {
         match &task.kind {
             TaskKind::Pipeline(pipeline) => {
@@ -97,7 +102,7 @@ pub fn backfill_states(workflow: &Workflow, windows: &[Window]) -> Result<Vec<Wi
     }
     let mut states = Vec::with_capacity(windows.len());
     for window in windows {
-        let plan = plan_loaded_workflow(workflow, Some(window), false);
+        let plan = plan_loaded_workflow(workflow, Some(window), replace);
         let mut keys = Vec::new();
         let mut present = 0usize;
         for (id, _) in &keyed_tasks {

@@ -30,6 +30,12 @@ pub enum Error {
         /// What, and what to do instead.
         message: String,
     },
+    /// The source file is not there (yet): a workflow retries it, since a drop may land late.
+    #[error("{message}")]
+    SourceMissing {
+        /// Which file, where in the config, and what to do.
+        message: String,
+    },
     /// The source plugin failed.
     #[error("{what}: {source}")]
     Source {
@@ -136,9 +142,10 @@ impl Error {
             Error::Config(_) | Error::Unsupported { .. } | Error::PluginFile { .. } => {
                 ErrorKind::Config
             }
-            Error::Source { .. } | Error::Check { .. } | Error::Transform { .. } => {
-                ErrorKind::Source
-            }
+            Error::Source { .. }
+            | Error::SourceMissing { .. }
+            | Error::Check { .. }
+            | Error::Transform { .. } => ErrorKind::Source,
             Error::Sink { .. } => ErrorKind::Write,
             Error::Quality { .. } => ErrorKind::Quality,
             Error::Interrupted => ErrorKind::Interrupted,
@@ -165,6 +172,28 @@ impl Error {
             Error::Quality { .. } => 3,
             Error::Interrupted => 130,
             _ => 1,
+        }
+    }
+
+    /// The Python exception name the reference reports for this error (`DataQualityError`,
+    /// `ConfigError`, `SourceError`, `CommitConflict`, ...), as in `run.failed` events.
+    pub fn type_name(&self) -> &'static str {
+        crate::events::error_type(self)
+    }
+
+    /// Whether a workflow retries the task that failed with this error (§7.2): a lost commit
+    /// race, a table lock, and any I/O failure (a file that has not landed yet, a dropped
+    /// connection); never a data gate, a bad config, a fenced attempt or a plugin that broke
+    /// its limits.
+    pub fn may_pass_on_retry(&self) -> bool {
+        match self {
+            Error::Source { source, .. }
+            | Error::Check { source, .. }
+            | Error::Transform { source, .. }
+            | Error::Sink { source, .. } => source.is_retryable(),
+            Error::Lock { .. } | Error::SourceMissing { .. } => true,
+            Error::Table(e) if e.kind() == ldp_table::ErrorKind::Fenced => false,
+            _ => self.is_retryable(),
         }
     }
 

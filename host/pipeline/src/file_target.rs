@@ -93,9 +93,17 @@ impl FileExport {
     /// be moved into place. In every case the target file is left as it was and the staging
     /// folder is removed.
     pub fn run(&self, runtime: &Runtime, options: &RunOptions) -> Result<RunReport> {
-        let run_id = crate::staged::new_run_id();
+        let (run_id, attempt) = options.run_identity();
         let label = self.path.display().to_string();
-        let mut rec = Recorder::open(&self.config, runtime, &run_id, 1, &label, None);
+        let mut rec = Recorder::open(
+            &self.config,
+            runtime,
+            &run_id,
+            attempt,
+            &label,
+            None,
+            options.events.as_ref(),
+        );
         let base = self.config.base_dir.clone().unwrap_or_default();
         let transforms = Transforms::resolve(&self.config);
         rec.started(
@@ -138,7 +146,7 @@ impl FileExport {
             });
         }
         rec.stage(Stage::Extract);
-        let source = SourceSpec::resolve(&self.config, options.window())?;
+        let source = SourceSpec::for_run(&self.config, options)?;
         let loaded = source.load(runtime)?;
         // A file target runs no window (staged runs are refused above).
         let chain = Chain::new(transforms.load(runtime)?, CHANNEL_BATCHES, None);

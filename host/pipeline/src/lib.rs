@@ -49,6 +49,6 @@ pub use job::Job;
 pub use lock::TableLock;
 pub use quality::QualityReport;
 pub use report::{RunReport, UpsertCounts, WriteResult};
-pub use run::{Pipeline, ProgressFn, RunOptions};
+pub use run::{EventContext, Pipeline, ProgressFn, ProvidedBatches, RunOptions, SinkFactory};
 pub use staged::{PublishPolicy, Staging};
 pub use target::{TargetTable, open_config};

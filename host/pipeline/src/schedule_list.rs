@@ -390,7 +390,7 @@ fn entry_of(item: &Scheduled, now: Timestamp, limit: usize) -> Result<ScheduleEn
     if candidates.is_empty() {
         return Ok(entry);
     }
-    let pending: BTreeSet<(Timestamp, Timestamp)> = backfill_states(workflow, &candidates)?
+    let pending: BTreeSet<(Timestamp, Timestamp)> = backfill_states(workflow, &candidates, false)?
         .iter()
         .filter(|state| state.state != "published")
         .map(|state| (state.window.start, state.window.end))

@@ -55,11 +55,20 @@ impl Recorder {
         attempt: u32,
         label: &str,
         table: Option<&TargetTable>,
+        context: Option<&crate::run::EventContext>,
     ) -> Recorder {
         let mut events =
             RunEvents::for_pipeline(run_id, i64::from(attempt), &config.identifier, Some(label));
         for sink in sinks(config, runtime, table) {
             events.add_sink(sink);
+        }
+        if let Some(context) = context {
+            for (key, value) in &context.tags {
+                events = events.with_tag(key, value.as_str());
+            }
+            for open in &context.sinks {
+                events.add_sink(open());
+            }
         }
         Recorder {
             events,
@@ -234,11 +243,12 @@ fn facts(w: &WriteResult) -> WriteFacts {
 }
 
 /// The Python exception name the reference would report for `error`.
-fn error_type(error: &Error) -> &'static str {
+pub(crate) fn error_type(error: &Error) -> &'static str {
     match error {
         Error::Config(_) | Error::Unsupported { .. } | Error::PluginFile { .. } => "ConfigError",
         Error::Transform { .. } => "TransformError",
         Error::Source { .. } => "SourceError",
+        Error::SourceMissing { .. } => "FileNotFoundError",
         Error::Sink { .. } => "SinkError",
         Error::Check { .. } => "CheckError",
         Error::Quality { .. } => "DataQualityError",

@@ -32,13 +32,15 @@ pub(crate) enum SourceSpec {
     Plugin(PluginSource),
     /// An Iceberg table, read by the host.
     Iceberg(IcebergSource),
+    /// Batches the caller already has (a sql task's query result).
+    Provided(crate::run::ProvidedBatches),
 }
 
 /// A source ready to stream (its plugin compiled).
 pub(crate) enum Loaded {
     /// The plugin.
     Plugin(Box<Plugin>),
-    /// Nothing to load.
+    /// Nothing to load (an Iceberg table, provided batches).
     Iceberg,
 }
 
@@ -51,11 +53,20 @@ impl SourceSpec {
         Ok(SourceSpec::Plugin(PluginSource::resolve(config, window)?))
     }
 
+    /// The source of a run: the batches `options` provides, else the config's source block
+    /// over the run's window.
+    pub fn for_run(config: &Config, options: &crate::run::RunOptions) -> Result<SourceSpec> {
+        match &options.batches {
+            Some(batches) => Ok(SourceSpec::Provided(batches.clone())),
+            None => SourceSpec::resolve(config, options.window()),
+        }
+    }
+
     /// Loads what the source needs (compiles or takes the plugin from the cache).
     pub fn load(&self, runtime: &Runtime) -> Result<Loaded> {
         match self {
             SourceSpec::Plugin(source) => Ok(Loaded::Plugin(Box::new(source.load(runtime)?))),
-            SourceSpec::Iceberg(_) => Ok(Loaded::Iceberg),
+            SourceSpec::Iceberg(_) | SourceSpec::Provided(_) => Ok(Loaded::Iceberg),
         }
     }
 
@@ -64,6 +75,19 @@ impl SourceSpec {
         match (self, loaded) {
             (SourceSpec::Plugin(source), Loaded::Plugin(plugin)) => source.produce(plugin, sender),
             (SourceSpec::Iceberg(source), _) => source.produce(sender),
+            (SourceSpec::Provided(provided), _) => {
+                if sender
+                    .send(Ok(Message::Schema(provided.schema.clone())))
+                    .is_err()
+                {
+                    return;
+                }
+                for batch in provided.batches.iter() {
+                    if sender.send(Ok(Message::Batch(batch.clone()))).is_err() {
+                        return;
+                    }
+                }
+            }
             (SourceSpec::Plugin(_), Loaded::Iceberg) => {}
         }
     }

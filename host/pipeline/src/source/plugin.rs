@@ -118,7 +118,7 @@ impl PluginSource {
             } else {
                 "does not exist"
             };
-            return Err(Error::Unsupported {
+            return Err(Error::SourceMissing {
                 message: format!(
                     "the source file {} {why} (metadata.source.path {path:?}); check the path, which is relative to the config's folder",
                     file.display()
