@@ -166,10 +166,10 @@ pub enum Command {
     /// Try transforms safely.
     #[command(subcommand)]
     Transform(TransformCommand),
-    /// Plan workflow files (kind Workflow): tasks in dependency order, each with its key.
+    /// Plan and run workflow files (kind Workflow): tasks in dependency order, for a window.
     #[command(subcommand)]
     Workflow(WorkflowCommand),
-    /// Fill a workflow's windows in a range: with --dry-run, say which are done.
+    /// Fill a workflow's windows in a range, oldest first, each exactly once.
     ///
     /// FILE is a workflow, or a dataset config with a schedule or a metadata.window. The range
     /// starts at --from and ends at --to (a date is local midnight in the workflow's time
@@ -181,13 +181,20 @@ pub enum Command {
     /// Each window's state is decided before anything runs: published (every Iceberg pipeline
     /// task's key is already on its table; with a sql or dbt task, a file target or no keyed
     /// task, the ledger's last run of the window must also have succeeded), failed or blocked
-    /// (the ledger's last run), partial (some keys are on their tables) or missing. --dry-run
-    /// prints the windows with their keys and states and runs nothing (exit 0); running the
-    /// windows that are not published is not built yet, so --dry-run is required.
+    /// (the ledger's last run), partial (some keys are on their tables) or missing. The windows
+    /// that are not published then run one after another, each as 'ldp workflow run' runs a
+    /// window, and print '[i/n] WINDOW  OUTCOME' (published, blocked, failed). A finished
+    /// backfill run again does nothing; one that stopped resumes where it stopped. --replace
+    /// writes every window again as a window overwrite under its replace key (each Iceberg
+    /// pipeline needs a metadata.window.column). --dry-run prints the windows with their keys
+    /// and states and runs nothing.
     ///
-    /// Example: ldp backfill examples/workflows/nightly.json --from 2026-08-01 --to 2026-08-04 --dry-run
+    /// Exit 1 when a window failed, 3 when a data gate held one back, else 0.
+    ///
+    /// Example: ldp backfill examples/workflows/nightly.json --from 2026-08-01 --to 2026-08-04
     Backfill(BackfillArgs),
-    /// See what is scheduled: every workflow and dataset config with a schedule under a folder.
+    /// Run what is scheduled: list, tick, a foreground loop, and the cron/launchd/systemd
+    /// recipe that ticks every 5 minutes.
     #[command(subcommand)]
     Schedule(ScheduleCommand),
 }
@@ -207,6 +214,92 @@ pub enum ScheduleCommand {
     ///
     /// Example: ldp schedule list examples/workflows --now 2026-08-05T00:10:00Z
     List(ScheduleListArgs),
+    /// Run every window that is due and not done, for every scheduled workflow under DIR.
+    ///
+    /// Finds the workflows and configs as 'list' does, and for each runs the windows its
+    /// schedule has due at --now (the window of the latest fire, or with catchup every window
+    /// since start) that are not published, at most --max-windows per workflow. A window that
+    /// failed, was blocked or was cut short on an earlier tick is carried on as the next
+    /// attempt of the same run, so its commits fence the older attempt and a window is loaded
+    /// exactly once. A tick that starts while another holds DIR/.ldp/locks/schedule.lock does
+    /// nothing and exits 0. Prints 'WORKFLOW  WINDOW  OUTCOME' per window that ran, then a
+    /// summary; exit 1 when a window failed, 3 when a data gate held one back, else 0.
+    ///
+    /// Example: ldp schedule tick examples/workflows --now 2026-08-05T00:10:00Z
+    Tick(ScheduleTickArgs),
+    /// Tick DIR on time, in the foreground, until interrupted (for a container or a terminal).
+    ///
+    /// Ticks at start, then at the top of every --every-minutes (default 5), as 'ldp schedule
+    /// tick' does; Ctrl-C (or SIGTERM) stops it after the window in progress. Other ticks of
+    /// the same folder (cron) are kept out by the tick lock.
+    ///
+    /// Example: ldp schedule run examples/workflows
+    Run(ScheduleRunArgs),
+    /// Print the recipe that calls 'ldp schedule tick DIR' every 5 minutes.
+    ///
+    /// cron: a crontab line (install with '(crontab -l; ldp schedule install --print cron DIR)
+    /// | crontab -'); launchd: a macOS LaunchAgent plist; systemd: a user service and timer
+    /// (each file headed by where to save it). The absolute paths of DIR and of this ldp (or
+    /// --ldp) are written in. Nothing is installed.
+    ///
+    /// Example: ldp schedule install --print systemd examples/workflows
+    Install(ScheduleInstallArgs),
+}
+
+/// `ldp schedule tick`.
+#[derive(Debug, Args)]
+pub struct ScheduleTickArgs {
+    /// The folder to tick.
+    #[arg(value_name = "DIR")]
+    pub directory: PathBuf,
+    /// The time of the tick, such as 2026-08-05T02:05:00Z. UTC unless it has an offset. The
+    /// current time by default.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// The most windows that are not done one workflow runs in one tick (the rest wait for the
+    /// next tick).
+    #[arg(long, value_name = "N", default_value_t = ldp_config::scheduling::DEFAULT_MAX_WINDOWS)]
+    pub max_windows: usize,
+    /// Tasks of a workflow that may run at once [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Print the tick as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ldp schedule run`.
+#[derive(Debug, Args)]
+pub struct ScheduleRunArgs {
+    /// The folder to tick.
+    #[arg(value_name = "DIR")]
+    pub directory: PathBuf,
+    /// Minutes between ticks (from 1).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    pub every_minutes: u64,
+    /// The most windows that are not done one workflow runs in one tick.
+    #[arg(long, value_name = "N", default_value_t = ldp_config::scheduling::DEFAULT_MAX_WINDOWS)]
+    pub max_windows: usize,
+    /// Tasks of a workflow that may run at once [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Stop after this many ticks (for tests and scripts) [default: never].
+    #[arg(long, value_name = "N")]
+    pub ticks: Option<u64>,
+}
+
+/// `ldp schedule install`.
+#[derive(Debug, Args)]
+pub struct ScheduleInstallArgs {
+    /// The recipe to print.
+    #[arg(long = "print", value_name = "cron|launchd|systemd", value_parser = ["cron", "launchd", "systemd"])]
+    pub recipe: String,
+    /// The folder the recipe ticks.
+    #[arg(value_name = "DIR")]
+    pub directory: PathBuf,
+    /// The ldp executable the recipe calls [default: this one].
+    #[arg(long, value_name = "PATH")]
+    pub ldp: Option<PathBuf>,
 }
 
 /// `ldp schedule list`.
@@ -243,15 +336,22 @@ pub struct BackfillArgs {
     /// The most windows the range may hold.
     #[arg(long, value_name = "N", default_value_t = ldp_config::scheduling::DEFAULT_MAX_WINDOWS)]
     pub max_windows: usize,
-    /// List (and later run) the windows newest first.
+    /// Run the windows newest first.
     #[arg(long)]
     pub run_backwards: bool,
-    /// Replace windows that are already published (not built yet).
+    /// Write every window again, as a window overwrite under its replace key (a window
+    /// replaced under the same spec is skipped).
     #[arg(long)]
     pub replace: bool,
     /// Say what each window's state is, and run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Stop at the first window that failed (a blocked window does not stop it).
+    #[arg(long)]
+    pub stop_on_failure: bool,
+    /// Tasks of a workflow that may run at once [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Print the backfill as JSON.
     #[arg(long)]
     pub json: bool,
@@ -271,6 +371,40 @@ pub enum WorkflowCommand {
     ///
     /// Example: ldp workflow plan examples/workflows/nightly.json --window yesterday
     Plan(WorkflowPlanArgs),
+    /// Run a workflow's tasks for one window, dependencies first, independent tasks side by side.
+    ///
+    /// The whole workflow is planned first; a problem anywhere and no task runs (exit 1). Then
+    /// each task runs with the window: a pipeline task as a staged run under its idempotency
+    /// key (a second run of the window skips what published, without reading its source), a
+    /// sql task by DataFusion into its Iceberg table, a maintain task's snapshot expiry (a dry
+    /// run unless apply). Up to --jobs tasks that do not depend on each other run at once;
+    /// two tasks that write one table never do. A failed or blocked task marks the tasks that
+    /// depend on it upstream_failed, and the others still run. A task that fails with an error
+    /// another attempt may fix (I/O, a lost commit race) runs again as the retries of the
+    /// workflow and the task say, as the next attempt of the same run. Every event goes to
+    /// .ldp/events.jsonl next to the workflow file ('ldp runs' reads it).
+    ///
+    /// Exit 0 when every task succeeded, 3 when a data gate held one back, else 1.
+    ///
+    /// Example: ldp workflow run examples/workflows/nightly.json --window 2026-08-01T22:00:00Z/2026-08-02T22:00:00Z
+    Run(WorkflowRunArgs),
+}
+
+/// `ldp workflow run`.
+#[derive(Debug, Args)]
+pub struct WorkflowRunArgs {
+    /// A workflow file, or a dataset config with a schedule.
+    pub file: PathBuf,
+    /// The window: START/END (a bound without an offset is UTC), or yesterday, last-week or
+    /// last-month in the workflow's time zone.
+    #[arg(long, value_name = "WINDOW")]
+    pub window: String,
+    /// Tasks that may run at once [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ldp workflow plan`.

@@ -1,5 +1,6 @@
-//! Ctrl-C: the first one asks the running command to stop cleanly (a run deletes what it wrote
-//! and exits 130 with `ldp: interrupted`); a second one exits at once.
+//! Ctrl-C (or SIGTERM, how a container is stopped): the first one asks the running command to
+//! stop cleanly (a run deletes what it wrote and exits 130 with `ldp: interrupted`; a workflow,
+//! backfill or tick starts nothing new); a second one exits at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -13,12 +14,13 @@ extern "C" fn on_sigint(_: libc::c_int) {
     }
 }
 
-/// Installs the SIGINT handler and returns the flag it sets.
+/// Installs the SIGINT and SIGTERM handler and returns the flag it sets.
 pub fn install() -> &'static AtomicBool {
     let handler = on_sigint as extern "C" fn(libc::c_int);
     // SAFETY: the handler only touches an atomic and calls _exit, both async-signal-safe.
     unsafe {
         libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
     }
     &INTERRUPTED
 }

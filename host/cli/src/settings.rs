@@ -152,6 +152,14 @@ pub enum Task {
     Backfill(crate::args::BackfillArgs),
     /// `ldp schedule list`.
     ScheduleList(crate::args::ScheduleListArgs),
+    /// `ldp workflow run`.
+    WorkflowRun(crate::args::WorkflowRunArgs),
+    /// `ldp schedule tick`.
+    ScheduleTick(crate::args::ScheduleTickArgs),
+    /// `ldp schedule run`.
+    ScheduleRun(crate::args::ScheduleRunArgs),
+    /// `ldp schedule install --print`.
+    ScheduleInstall(crate::args::ScheduleInstallArgs),
 }
 
 /// What makes `ldp run` a staged run, checked against each other.
@@ -370,8 +378,26 @@ impl Settings {
                 Task::TransformTest(transform_test_settings(args)?)
             }
             Command::Workflow(crate::args::WorkflowCommand::Plan(args)) => Task::WorkflowPlan(args),
-            Command::Backfill(args) => Task::Backfill(args),
+            Command::Workflow(crate::args::WorkflowCommand::Run(args)) => {
+                check_jobs(args.jobs)?;
+                Task::WorkflowRun(args)
+            }
+            Command::Backfill(args) => {
+                check_jobs(args.jobs)?;
+                Task::Backfill(args)
+            }
             Command::Schedule(crate::args::ScheduleCommand::List(args)) => Task::ScheduleList(args),
+            Command::Schedule(crate::args::ScheduleCommand::Tick(args)) => {
+                check_jobs(args.jobs)?;
+                Task::ScheduleTick(args)
+            }
+            Command::Schedule(crate::args::ScheduleCommand::Run(args)) => {
+                check_jobs(args.jobs)?;
+                Task::ScheduleRun(args)
+            }
+            Command::Schedule(crate::args::ScheduleCommand::Install(args)) => {
+                Task::ScheduleInstall(args)
+            }
         };
         Ok(Self {
             log_filter,
@@ -379,6 +405,18 @@ impl Settings {
             task,
         })
     }
+}
+
+/// `--jobs` is at least 1.
+fn check_jobs(jobs: Option<usize>) -> Result<(), SettingsError> {
+    if jobs == Some(0) {
+        return Err(SettingsError::OutOfRange {
+            flag: "--jobs",
+            what: "at least 1 (how many tasks may run at once)",
+            value: "0".into(),
+        });
+    }
+    Ok(())
 }
 
 /// The reference's rules: `--attempt` needs `--run-id`, `--run-id` needs `--window` or a key,

@@ -59,8 +59,14 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::TransformTest(settings) => transform::test(&runtime()?, settings),
         Task::PluginNew(args) => scaffold::new(args),
         Task::WorkflowPlan(args) => workflow::plan(args),
-        Task::Backfill(args) => backfill::run(args),
+        Task::WorkflowRun(args) => workflow::run(runtime()?, args, crate::interrupt::install()),
+        Task::Backfill(args) => backfill::run(runtime, args, crate::interrupt::install()),
         Task::ScheduleList(args) => schedule::list(args),
+        Task::ScheduleTick(args) => schedule::tick(runtime()?, args, crate::interrupt::install()),
+        Task::ScheduleRun(args) => {
+            schedule::run_loop(runtime()?, args, crate::interrupt::install())
+        }
+        Task::ScheduleInstall(args) => schedule::install(args),
     }
 }
 

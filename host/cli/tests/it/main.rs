@@ -14,6 +14,7 @@ mod hostile_files;
 mod interop;
 mod languages;
 mod network;
+mod orchestration;
 mod partitions;
 mod plan;
 mod quality;
