@@ -576,3 +576,123 @@ fn install_prints_each_recipe() {
         "an unknown recipe is a usage error"
     );
 }
+
+#[test]
+fn tick_json_has_the_reference_fields_and_a_held_lock_makes_a_tick_do_nothing() {
+    let dir = workdir();
+    let out = in_dir(
+        dir.path(),
+        &["schedule", "tick", ".", "--now", NOW, "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sample: Value = serde_json::from_str(include_str!(
+        "../../../config/tests/data/workflow/schedule_tick.json"
+    ))
+    .unwrap();
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    assert_eq!(keys(&doc), keys(&sample));
+    assert_eq!(doc["now"], sample["now"]);
+    let ours = doc["workflows"].as_array().unwrap();
+    let theirs = sample["workflows"].as_array().unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    for (o, t) in ours.iter().zip(theirs) {
+        assert_eq!(keys(o), keys(t));
+        for field in ["workflow", "kind"] {
+            assert_eq!(o[field], t[field], "{field}");
+        }
+        let (ow, tw) = (&o["windows"][0], &t["windows"][0]);
+        // A window that ran adds its `workflow_run_id` and `tasks` to the reference's fields.
+        let extra: Vec<String> = keys(ow)
+            .into_iter()
+            .filter(|k| !keys(tw).contains(k))
+            .collect();
+        assert!(
+            extra.is_empty() || extra == ["workflow_run_id", "tasks"],
+            "{extra:?}"
+        );
+        assert_eq!(ow["window"], tw["window"]);
+        assert_eq!(ow["keys"], tw["keys"], "the reference's keys");
+    }
+
+    // Another tick holds the folder's lock: this one does nothing, exit 0.
+    let lock_path = dir.path().join(".ldp/locks/schedule.lock");
+    let held = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&lock_path)
+        .unwrap();
+    held.try_lock().unwrap();
+    let out = in_dir(dir.path(), &["schedule", "tick", ".", "--now", NOW]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("so this one did nothing"),
+        "{}",
+        stdout(&out)
+    );
+    drop(held);
+
+    // The foreground loop ticks (once here, at the real time, in a folder with nothing
+    // scheduled) as tick does.
+    let empty = tempfile::tempdir().unwrap();
+    let out = in_dir(empty.path(), &["schedule", "run", ".", "--ticks", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(": 0 workflows, 0 windows due"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("ticking . every 5 minutes"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_replace_backfill_overwrites_each_window_once_per_spec() {
+    let dir = workdir();
+    let range = [
+        "backfill",
+        "daily_orders.json",
+        "--from",
+        "2026-08-01",
+        "--to",
+        "2026-08-03",
+    ];
+    let first = in_dir(dir.path(), &range);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_eq!(
+        orders_per_day(dir.path()),
+        [("2026-08-01".to_owned(), 5), ("2026-08-02".to_owned(), 4)]
+    );
+    // A late correction to the first drop: --replace writes both windows again, each replacing
+    // only its own rows.
+    let drop = dir.path().join("drops/orders_2026-08-01.csv");
+    let text = std::fs::read_to_string(&drop).unwrap();
+    std::fs::write(
+        &drop,
+        text.lines()
+            .take(3)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let replace = [&range[..], &["--replace"]].concat();
+    let out = in_dir(dir.path(), &replace);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("2 published"), "{}", stdout(&out));
+    assert_eq!(
+        orders_per_day(dir.path()),
+        [("2026-08-01".to_owned(), 2), ("2026-08-02".to_owned(), 4)]
+    );
+    // The same replace again: each window was replaced under this spec, so nothing runs.
+    let out = in_dir(dir.path(), &[&replace[..], &["--dry-run"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("2 published"), "{}", stdout(&out));
+    let out = in_dir(dir.path(), &replace);
+    assert!(
+        stdout(&out).contains("0 published, 2 skipped"),
+        "{}",
+        stdout(&out)
+    );
+}
