@@ -6,6 +6,7 @@
 //!   its removal when a staged write is abandoned;
 //! * [`publish_branch`] (publish.rs): `main` → the branch's snapshot, the branch removed;
 //! * [`fence`] (fence.rs): older attempts' branches removed and a fence tag added;
+//! * [`create_tag`] (tag.rs): a tag on one snapshot (pinned dataset versions);
 //! * [`find_keyed`] (search.rs): the bounded walk of `main`'s ancestry for a snapshot carrying
 //!   an idempotency key.
 //!
@@ -19,11 +20,13 @@ mod branch;
 mod fence;
 mod publish;
 mod search;
+mod tag;
 
 pub use branch::{create_branch, drop_branch};
 pub use fence::{FENCE_TAG_MAX_AGE_MS, fence};
 pub use publish::{Publish, publish_branch};
 pub use search::{IDEMPOTENCY_KEY, KeySearch, SearchOutcome, find_keyed, keyed_snapshots};
+pub use tag::create_tag;
 
 use iceberg::spec::{TableMetadata, TableMetadataBuilder};
 use ldp_catalog::Catalog;
