@@ -130,8 +130,9 @@ pub enum Command {
     ///
     /// With one config file, the table is named after target.name. With a folder of configs,
     /// or several configs, every table is registered as namespace.table, and by its bare name
-    /// when that is unique, so SQL can join them. --snapshot and --as-of read an older version
-    /// of one table. Only queries run: DDL, DML and SET are refused.
+    /// when that is unique, so SQL can join them. --snapshot reads an older version of one
+    /// table; --as-of TIME reads every table as it was at TIME (a table that had no snapshot
+    /// then is left out, with a warning). Only queries run: DDL, DML and SET are refused.
     ///
     /// Example: ldp query examples/rides.json "SELECT city, count(*) FROM rides GROUP BY city"
     Query(QueryArgs),
@@ -193,10 +194,140 @@ pub enum Command {
     ///
     /// Example: ldp backfill examples/workflows/nightly.json --from 2026-08-01 --to 2026-08-04
     Backfill(BackfillArgs),
+    /// Serve the lake's tables to agents over MCP (stdio), read-only and audited.
+    ///
+    /// Serves every Iceberg table the configs name (files, or folders of configs) that exists,
+    /// narrowed by --allow, with the tools list_tables, describe_table, query, sample_rows,
+    /// table_history, get_dataset and run_transform (an agent's JavaScript run in the sandbox
+    /// on a table's first rows; nothing is written). query takes exactly one SELECT or WITH
+    /// (DataFusion SQL, parsed before it plans); its session holds only the served tables, with
+    /// no file or URL functions, no DDL or DML, a memory limit and a time limit, and its rows
+    /// are capped. Every call is audited (tool, SQL, row count, duration, error; never result
+    /// data) to a JSONL file at once and to the _ldp.audit Iceberg table in batches of 20.
+    ///
+    /// Example: ldp mcp --config examples/workflows --allow 'shop.*'
+    Mcp(McpArgs),
     /// Run what is scheduled: list, tick, a foreground loop, and the cron/launchd/systemd
     /// recipe that ticks every 5 minutes.
     #[command(subcommand)]
     Schedule(ScheduleCommand),
+    /// Pin, list and export reproducible dataset versions.
+    ///
+    /// A version records an Iceberg table's snapshot, a SQL row filter and a column list under
+    /// a name and a number, so a training split, an evaluation set or the data behind a report
+    /// reads the same rows, in the same order, whatever is written to the table afterwards.
+    /// Manifests live in <warehouse>/.ldp/datasets/<name>/v<NNNNNN>.json (the Python tool's
+    /// format); docs/datasets.md explains them.
+    #[command(subcommand)]
+    Datasets(DatasetsCommand),
+}
+
+/// `ldp datasets`.
+#[derive(Debug, Subcommand)]
+pub enum DatasetsCommand {
+    /// Pin the current snapshot of CONFIG's Iceberg target (or source) as a new version of NAME.
+    ///
+    /// Records the snapshot, the row filter (--filter: one SQL boolean expression, stored as
+    /// written), the columns (--fields), the row count and a fingerprint of the columns' ids,
+    /// names and types in <warehouse>/.ldp/datasets/NAME/v<N>.json, N one more than the last
+    /// version, and tags the snapshot ldp_ds_<NAME>_v<N> so that snapshot expiry keeps it (a
+    /// tag that cannot be added is a warning and the manifest says "tag": null). The warehouse
+    /// is the table's local warehouse, else $LDP_WAREHOUSE. NAME is 1-128 letters, digits, '_',
+    /// '-' or '.', starting with a letter or digit.
+    ///
+    /// Example: ldp datasets pin shop.json orders_train --filter "amount > 5" --fields order_id,amount
+    Pin(DatasetsPinArgs),
+    /// List the datasets (the latest version of each), or every version of NAME.
+    ///
+    /// The manifests are read from --config's warehouse, else --warehouse, else
+    /// $LDP_WAREHOUSE. Reads only.
+    ///
+    /// Example: ldp datasets list orders_train --config shop.json
+    List(DatasetsListArgs),
+    /// Write the rows of a version to a Parquet or JSONL file.
+    ///
+    /// Reads the pinned snapshot through the filter and the columns, checks the row count and
+    /// the schema fingerprint against the manifest (a mismatch fails and writes nothing), and
+    /// replaces DEST atomically. Parquet carries the manifest in its schema metadata
+    /// (ldp.dataset); exporting a version twice gives the same bytes. JSONL is one JSON object
+    /// per row (ISO timestamps, NaN as null). NAME@vN or --version picks the version (default:
+    /// the latest).
+    ///
+    /// Example: ldp datasets export orders_train@v1 exports/train.parquet --config shop.json
+    #[command(disable_version_flag = true)]
+    Export(DatasetsExportArgs),
+}
+
+/// Where `ldp datasets list` and `export` find the manifests.
+#[derive(Debug, Args)]
+#[group(multiple = false)]
+pub struct DatasetsWhere {
+    /// A dataset config: its Iceberg catalog's warehouse holds the manifests.
+    #[arg(long, value_name = "CONFIG")]
+    pub config: Option<PathBuf>,
+    /// The warehouse folder [default: $LDP_WAREHOUSE].
+    #[arg(long, value_name = "DIR")]
+    pub warehouse: Option<PathBuf>,
+}
+
+/// `ldp datasets pin`.
+#[derive(Debug, Args)]
+pub struct DatasetsPinArgs {
+    /// A dataset config (JSON) with an Iceberg target or source.
+    pub config: PathBuf,
+    /// The dataset name.
+    pub name: String,
+    /// Keep the rows this SQL boolean expression holds for, such as "amount > 5 AND region =
+    /// 'EU'" (default: every row).
+    #[arg(long, value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// Comma-separated columns to keep (default: all), read in the table's column order.
+    #[arg(long, value_name = "a,b")]
+    pub fields: Option<String>,
+    /// Pin this snapshot id instead of the current one (ldp snapshots lists them).
+    #[arg(long, value_name = "ID")]
+    pub snapshot: Option<i64>,
+    /// A label stored in the manifest; repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub property: Vec<String>,
+    /// Do not tag the snapshot.
+    #[arg(long)]
+    pub no_tag: bool,
+    /// Print the manifest as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ldp datasets list`.
+#[derive(Debug, Args)]
+pub struct DatasetsListArgs {
+    /// The dataset name; omit it to list every dataset.
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub place: DatasetsWhere,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ldp datasets export`.
+#[derive(Debug, Args)]
+pub struct DatasetsExportArgs {
+    /// The dataset name, or NAME@vN.
+    pub name: String,
+    /// The output file.
+    pub dest: PathBuf,
+    /// The version number [default: the latest].
+    #[arg(long, value_name = "N")]
+    pub version: Option<u32>,
+    /// The file format.
+    #[arg(long, value_name = "FORMAT", default_value = "parquet", value_parser = ["parquet", "jsonl"])]
+    pub format: String,
+    #[command(flatten)]
+    pub place: DatasetsWhere,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ldp schedule`.
@@ -587,8 +718,8 @@ pub struct QueryArgs {
     /// Read this snapshot instead of the current one (ldp snapshots lists them).
     #[arg(long, value_name = "SNAPSHOT_ID", conflicts_with = "as_of")]
     pub snapshot: Option<i64>,
-    /// Read the newest snapshot committed at or before TIME, such as '2026-07-31 23:59:59' (UTC
-    /// unless it has an offset; a date alone is midnight).
+    /// Read each table's newest snapshot committed at or before TIME, such as '2026-07-31
+    /// 23:59:59' (UTC unless it has an offset; a date alone is midnight).
     #[arg(long, value_name = "TIME")]
     pub as_of: Option<String>,
     /// Print JSON (columns, rows, row count) instead of a table.
@@ -742,4 +873,31 @@ pub enum RunOutput {
     Json,
     /// Nothing but the summary line on stderr.
     None,
+}
+
+/// `ldp mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// A dataset config, or a folder of configs (read one level deep); repeat for more.
+    #[arg(long = "config", value_name = "DIR_OR_FILE", required = true)]
+    pub configs: Vec<PathBuf>,
+    /// Serve only these tables: comma-separated glob patterns on ns.table, or on the bare name
+    /// for a pattern without a dot. _ldp tables are served only when a pattern starts with _ldp.
+    #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+    pub allow: Vec<String>,
+    /// The most rows a result holds.
+    #[arg(long, value_name = "N", default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_rows: u64,
+    /// The longest a query may run, in seconds.
+    #[arg(long, value_name = "S", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// The most memory one query may hold, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(16..))]
+    pub max_memory_mb: u64,
+    /// The JSONL audit file [default: <first warehouse>/.ldp/audit/mcp_audit.jsonl].
+    #[arg(long, value_name = "PATH")]
+    pub audit: Option<PathBuf>,
+    /// Do not append the audit records to the _ldp.audit Iceberg table.
+    #[arg(long)]
+    pub no_iceberg_audit: bool,
 }

@@ -152,6 +152,8 @@ pub enum Task {
     Backfill(crate::args::BackfillArgs),
     /// `ldp schedule list`.
     ScheduleList(crate::args::ScheduleListArgs),
+    /// `ldp mcp`.
+    Mcp(ldp_mcp::McpSettings),
     /// `ldp workflow run`.
     WorkflowRun(crate::args::WorkflowRunArgs),
     /// `ldp schedule tick`.
@@ -160,6 +162,8 @@ pub enum Task {
     ScheduleRun(crate::args::ScheduleRunArgs),
     /// `ldp schedule install --print`.
     ScheduleInstall(crate::args::ScheduleInstallArgs),
+    /// `ldp datasets pin|list|export` (checked by the datasets layer).
+    Datasets(crate::args::DatasetsCommand),
 }
 
 /// What makes `ldp run` a staged run, checked against each other.
@@ -377,6 +381,7 @@ impl Settings {
             Command::Transform(TransformCommand::Test(args)) => {
                 Task::TransformTest(transform_test_settings(args)?)
             }
+            Command::Mcp(args) => Task::Mcp(mcp_settings(args)?),
             Command::Workflow(crate::args::WorkflowCommand::Plan(args)) => Task::WorkflowPlan(args),
             Command::Workflow(crate::args::WorkflowCommand::Run(args)) => {
                 check_jobs(args.jobs)?;
@@ -398,6 +403,7 @@ impl Settings {
             Command::Schedule(crate::args::ScheduleCommand::Install(args)) => {
                 Task::ScheduleInstall(args)
             }
+            Command::Datasets(command) => Task::Datasets(command),
         };
         Ok(Self {
             log_filter,
@@ -405,6 +411,31 @@ impl Settings {
             task,
         })
     }
+}
+
+/// The settings of `ldp mcp`, checked.
+fn mcp_settings(args: crate::args::McpArgs) -> Result<ldp_mcp::McpSettings, SettingsError> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 3600.0) {
+        return Err(SettingsError::OutOfRange {
+            flag: "--timeout",
+            what: "a number of seconds above 0 and at most 3600",
+            value: args.timeout.to_string(),
+        });
+    }
+    Ok(ldp_mcp::McpSettings {
+        configs: args.configs,
+        allow: args
+            .allow
+            .into_iter()
+            .map(|p| p.trim().to_owned())
+            .filter(|p| !p.is_empty())
+            .collect(),
+        max_rows: usize::try_from(args.max_rows).unwrap_or(500),
+        timeout: std::time::Duration::from_secs_f64(args.timeout),
+        audit: args.audit,
+        iceberg_audit: !args.no_iceberg_audit,
+        memory_limit: usize::try_from(args.max_memory_mb.saturating_mul(1024 * 1024)).ok(),
+    })
 }
 
 /// `--jobs` is at least 1.

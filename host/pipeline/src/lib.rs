@@ -30,6 +30,7 @@ mod error;
 mod events;
 mod file_target;
 mod job;
+pub mod lake;
 mod lock;
 mod plugin_file;
 pub mod quality;
@@ -44,6 +45,7 @@ pub mod transform;
 mod upsert;
 
 pub use error::{Error, ErrorKind, Result};
+pub use events::iceberg_sink::append_system_batch;
 pub use file_target::FileExport;
 pub use job::Job;
 pub use lock::TableLock;

@@ -18,6 +18,18 @@ pub enum Error {
         /// DataFusion's message.
         message: String,
     },
+    /// The query ran longer than its time limit and was stopped.
+    #[error("the query ran longer than its time limit of {seconds} s and was stopped")]
+    Timeout {
+        /// The limit.
+        seconds: f64,
+    },
+    /// The SQL is not one read-only query ([`crate::check_read_only`]).
+    #[error("{message}")]
+    Rejected {
+        /// Why, in the reference's words.
+        message: String,
+    },
     /// The async runtime could not start.
     #[error("cannot start the query runtime: {0}")]
     Runtime(#[source] std::io::Error),

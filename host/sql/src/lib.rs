@@ -32,10 +32,12 @@
 //! ```
 
 mod error;
+mod guard;
 mod provider;
 mod pruning;
 mod session;
 
 pub use error::{Error, Result};
+pub use guard::{MAX_SQL_CHARS, check_read_only, first_keyword};
 pub use provider::snapshot_provider;
-pub use session::{QueryOutput, Session, TableName};
+pub use session::{QueryOutput, Session, SessionOptions, TableName};

@@ -8,6 +8,7 @@ use datafusion::catalog::MemorySchemaProvider;
 use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::context::{SQLOptions, SessionConfig, SessionContext};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::physical_plan::{ExecutionPlan, execute_stream};
 use datafusion::sql::TableReference;
 use futures_util::StreamExt;
@@ -64,6 +65,18 @@ pub struct QueryOutput {
     pub files_scanned: usize,
 }
 
+/// How a [`Session`] runs its queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SessionOptions {
+    /// Partitions a scan is split into (and threads of the runtime); one per core when `None`.
+    /// One partition reads the files in path order, so the same query over the same
+    /// snapshot gives its rows in the same order every time.
+    pub partitions: Option<usize>,
+    /// The most memory the query's operators may hold (bytes); unbounded when `None`. A query
+    /// that needs more fails with DataFusion's resources-exhausted error.
+    pub memory_limit: Option<usize>,
+}
+
 /// A DataFusion session: tables registered at a snapshot, queries that only read.
 pub struct Session {
     runtime: tokio::runtime::Runtime,
@@ -84,19 +97,54 @@ impl Session {
     /// The async runtime cannot start.
     pub fn new() -> Result<Session> {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Session::with_partitions(cores)
+    }
+
+    /// A session that scans with `partitions` partitions (at least 1).
+    ///
+    /// With one partition a query's rows come out in a fixed order: a table's data files are
+    /// read one after the other, in the order of their paths, each from its first row group to
+    /// its last, and no operator repartitions them. The same query on the same snapshot then
+    /// gives the same rows in the same order every time (pinned dataset versions rely on it).
+    ///
+    /// # Errors
+    ///
+    /// The async runtime cannot start.
+    pub fn with_partitions(partitions: usize) -> Result<Session> {
+        Session::with_options(SessionOptions {
+            partitions: Some(partitions),
+            memory_limit: None,
+        })
+    }
+
+    /// A session with `options` (partitions, memory limit).
+    ///
+    /// # Errors
+    ///
+    /// The async runtime cannot start.
+    pub fn with_options(options: SessionOptions) -> Result<Session> {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let partitions = options.partitions.unwrap_or(cores).max(1);
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(cores)
+            .worker_threads(partitions)
             .thread_name("ldp-sql")
             .enable_all()
             .build()
             .map_err(Error::Runtime)?;
         let config = SessionConfig::new()
-            .with_target_partitions(cores)
+            .with_target_partitions(partitions)
             .with_information_schema(true);
-        Ok(Session {
-            runtime,
-            context: SessionContext::new_with_config(config),
-        })
+        let context = match options.memory_limit {
+            Some(bytes) => {
+                let env = RuntimeEnvBuilder::new()
+                    .with_memory_limit(bytes, 1.0)
+                    .build_arc()
+                    .map_err(Error::sql)?;
+                SessionContext::new_with_config_rt(config, env)
+            }
+            None => SessionContext::new_with_config(config),
+        };
+        Ok(Session { runtime, context })
     }
 
     /// Registers `table` as of `snapshot` (default: current) under every name in `names`.
@@ -148,7 +196,32 @@ impl Session {
     /// [`Error::Sql`] when the SQL does not parse or plan (or is DDL, DML or a statement such as
     /// `SET`); [`Error::Execution`] when it fails while running.
     pub fn query(&self, sql: &str, max_rows: usize) -> Result<QueryOutput> {
+        self.runtime.block_on(self.run(sql, max_rows))
+    }
+
+    /// As [`Session::query`], stopped after `limit`: [`Error::Timeout`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::query`], and [`Error::Timeout`] when it runs longer than `limit`.
+    pub fn query_within(
+        &self,
+        sql: &str,
+        max_rows: usize,
+        limit: std::time::Duration,
+    ) -> Result<QueryOutput> {
         self.runtime.block_on(async {
+            match tokio::time::timeout(limit, self.run(sql, max_rows)).await {
+                Ok(result) => result,
+                Err(_) => Err(Error::Timeout {
+                    seconds: limit.as_secs_f64(),
+                }),
+            }
+        })
+    }
+
+    async fn run(&self, sql: &str, max_rows: usize) -> Result<QueryOutput> {
+        {
             let options = SQLOptions::new()
                 .with_allow_ddl(false)
                 .with_allow_dml(false)
@@ -184,7 +257,7 @@ impl Session {
                 total_rows,
                 files_scanned,
             })
-        })
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod backfill;
 mod commits;
+mod datasets;
 mod demo;
 mod pipelines;
 mod plan;
@@ -59,6 +60,10 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::TransformTest(settings) => transform::test(&runtime()?, settings),
         Task::PluginNew(args) => scaffold::new(args),
         Task::WorkflowPlan(args) => workflow::plan(args),
+        Task::Mcp(settings) => {
+            ldp_mcp::serve(settings, runtime()?)?;
+            Ok(0)
+        }
         Task::WorkflowRun(args) => workflow::run(runtime()?, args, crate::interrupt::install()),
         Task::Backfill(args) => backfill::run(runtime, args, crate::interrupt::install()),
         Task::ScheduleList(args) => schedule::list(args),
@@ -67,6 +72,9 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
             schedule::run_loop(runtime()?, args, crate::interrupt::install())
         }
         Task::ScheduleInstall(args) => schedule::install(args),
+        Task::Datasets(crate::args::DatasetsCommand::Pin(args)) => datasets::pin(args),
+        Task::Datasets(crate::args::DatasetsCommand::List(args)) => datasets::list(args),
+        Task::Datasets(crate::args::DatasetsCommand::Export(args)) => datasets::export(args),
     }
 }
 

@@ -2,10 +2,9 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, bail};
-use ldp_pipeline::TargetTable;
+use anyhow::bail;
 use ldp_sql::{Session, TableName};
 use serde_json::json;
 
@@ -16,16 +15,16 @@ use crate::settings::{QuerySettings, TimeTravel};
 /// Registers the tables of the configs and runs the SQL.
 pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
     let single_file = settings.configs.len() == 1 && !settings.configs[0].is_dir();
-    let tables = collect_tables(&settings.configs)?;
+    let tables = ldp_pipeline::lake::lake_tables(&settings.configs)?;
     if tables.is_empty() {
         bail!(
             "no Iceberg table found in {}; a config names one in metadata.target (format ICEBERG)",
             list(&settings.configs)
         );
     }
-    if settings.at != TimeTravel::Current && tables.len() > 1 {
+    if matches!(settings.at, TimeTravel::Snapshot(_)) && tables.len() > 1 {
         bail!(
-            "--snapshot and --as-of read an older version of one table, but the configs name {} tables; give the one config whose table to read",
+            "--snapshot reads an older version of one table, but the configs name {} tables; give the one config whose table to read, or --as-of TIME to read every table as it was then",
             tables.len()
         );
     }
@@ -40,6 +39,16 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
         let snapshot = match settings.at {
             TimeTravel::Current => None,
             TimeTravel::Snapshot(id) => Some(table.snapshot(id)?.snapshot_id),
+            TimeTravel::AsOf(ms) if tables.len() > 1 => match table.snapshot_as_of(ms) {
+                Ok(snapshot) => Some(snapshot.snapshot_id),
+                Err(e) => {
+                    eprintln!(
+                        "ldp: {} is left out: it had no snapshot then ({e})",
+                        target.identifier()
+                    );
+                    continue;
+                }
+            },
             TimeTravel::AsOf(ms) => Some(table.snapshot_as_of(ms)?.snapshot_id),
         };
         snapshot_read = snapshot.or(table.current_snapshot_id());
@@ -97,50 +106,6 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
         write!(stdout, "{}", table::render(&header, &rows, out.total_rows))?;
     }
     Ok(0)
-}
-
-/// The Iceberg tables the configs (files, or folders of `*.json` configs) name, once each.
-fn collect_tables(paths: &[PathBuf]) -> anyhow::Result<Vec<TargetTable>> {
-    let mut tables: Vec<TargetTable> = Vec::new();
-    let mut add = |t: TargetTable| {
-        if !tables
-            .iter()
-            .any(|o| o.catalog_file == t.catalog_file && o.identifier() == t.identifier())
-        {
-            tables.push(t);
-        }
-    };
-    for path in paths {
-        if path.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-                .with_context(|| format!("cannot list {}", path.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
-                .collect();
-            files.sort();
-            for file in files {
-                match tables_of(&file) {
-                    Ok(found) => found.into_iter().for_each(&mut add),
-                    Err(e) => tracing::warn!("skipping {}: {e:#}", file.display()),
-                }
-            }
-        } else {
-            tables_of(path)?.into_iter().for_each(&mut add);
-        }
-    }
-    Ok(tables)
-}
-
-/// The Iceberg target (and source) of one config.
-fn tables_of(file: &Path) -> anyhow::Result<Vec<TargetTable>> {
-    let config = ldp_pipeline::open_config(file)?;
-    let mut found = Vec::new();
-    for block in [config.target(), config.source()] {
-        if block.is_iceberg() {
-            found.push(TargetTable::resolve(&config, block)?);
-        }
-    }
-    Ok(found)
 }
 
 fn list(paths: &[PathBuf]) -> String {

@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 mod agent_transforms;
 mod backfill;
+mod datasets;
 mod demo;
 mod docs;
 mod events;
@@ -13,6 +14,7 @@ mod formats;
 mod hostile_files;
 mod interop;
 mod languages;
+mod mcp;
 mod network;
 mod orchestration;
 mod partitions;

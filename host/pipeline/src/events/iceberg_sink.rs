@@ -59,50 +59,66 @@ impl IcebergEventSink {
     }
 
     fn append(&self, catalog: &Catalog, name: &str, batch: &RecordBatch) -> Result<(), SinkError> {
-        let fail =
-            |e: ldp_table::Error| SinkError::failed(format!("{}.{name}: {e}", self.namespace));
-        let location = self.catalog.warehouse.join(&self.namespace).join(name);
-        let mut table = if catalog
-            .table_exists(&self.namespace, name)
-            .map_err(|e| SinkError::failed(e.to_string()))?
-        {
-            Table::load(catalog, &self.namespace, name).map_err(fail)?
-        } else {
-            let partition = [PartitionColumn {
-                column: PARTITION_SOURCE.to_string(),
-                transform: Transform::Day,
-                name: Some(PARTITION_FIELD.to_string()),
-            }];
-            match Table::create_with_properties(
-                catalog,
-                &self.namespace,
-                name,
-                &batch.schema(),
-                &partition,
-                &location,
-                &SYSTEM_TABLE_PROPERTIES,
-            ) {
-                Ok(table) => table,
-                Err(e) if e.kind() == ldp_table::ErrorKind::AlreadyExists => {
-                    Table::load(catalog, &self.namespace, name).map_err(fail)?
-                }
-                Err(e) => return Err(fail(e)),
-            }
-        };
-        let mut writer = DataWriter::new(&table, &WriterOptions::default()).map_err(fail)?;
-        writer.write(batch).map_err(fail)?;
-        let files = writer.finish().map_err(fail)?;
-        let retry = RetryPolicy {
-            max_attempts: COMMIT_TRIES,
-            ..RetryPolicy::direct_append()
-        };
-        Append::new(files)
-            .property(APPEND_SUMMARY.0, APPEND_SUMMARY.1)
-            .retry(retry)
-            .commit(catalog, &mut table)
-            .map_err(fail)?;
-        Ok(())
+        append_system_batch(catalog, &self.catalog, &self.namespace, name, batch)
     }
+}
+
+/// Appends `batch` to the system table `namespace.name` (created on first use, partitioned by
+/// `day(ts)`, with the reference's properties) in the catalog of `target`, retried on a lost
+/// compare-and-swap. Used by the `iceberg` event sink and the MCP server's `_ldp.audit`.
+///
+/// # Errors
+///
+/// The table cannot be created, the batch written or the append committed.
+pub fn append_system_batch(
+    catalog: &Catalog,
+    target: &TargetTable,
+    namespace: &str,
+    name: &str,
+    batch: &RecordBatch,
+) -> Result<(), SinkError> {
+    let fail = |e: ldp_table::Error| SinkError::failed(format!("{namespace}.{name}: {e}"));
+    let location = target.warehouse.join(namespace).join(name);
+    let mut table = if catalog
+        .table_exists(namespace, name)
+        .map_err(|e| SinkError::failed(e.to_string()))?
+    {
+        Table::load(catalog, namespace, name).map_err(fail)?
+    } else {
+        let partition = [PartitionColumn {
+            column: PARTITION_SOURCE.to_string(),
+            transform: Transform::Day,
+            name: Some(PARTITION_FIELD.to_string()),
+        }];
+        match Table::create_with_properties(
+            catalog,
+            namespace,
+            name,
+            &batch.schema(),
+            &partition,
+            &location,
+            &SYSTEM_TABLE_PROPERTIES,
+        ) {
+            Ok(table) => table,
+            Err(e) if e.kind() == ldp_table::ErrorKind::AlreadyExists => {
+                Table::load(catalog, namespace, name).map_err(fail)?
+            }
+            Err(e) => return Err(fail(e)),
+        }
+    };
+    let mut writer = DataWriter::new(&table, &WriterOptions::default()).map_err(fail)?;
+    writer.write(batch).map_err(fail)?;
+    let files = writer.finish().map_err(fail)?;
+    let retry = RetryPolicy {
+        max_attempts: COMMIT_TRIES,
+        ..RetryPolicy::direct_append()
+    };
+    Append::new(files)
+        .property(APPEND_SUMMARY.0, APPEND_SUMMARY.1)
+        .retry(retry)
+        .commit(catalog, &mut table)
+        .map_err(fail)?;
+    Ok(())
 }
 
 impl EventSink for IcebergEventSink {

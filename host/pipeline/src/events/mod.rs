@@ -6,7 +6,7 @@
 //! sink that fails is logged and dropped; it never fails the run.
 
 mod http_lineage;
-mod iceberg_sink;
+pub(crate) mod iceberg_sink;
 mod plugin_sink;
 
 use std::path::{Path, PathBuf};

@@ -16,7 +16,7 @@ use ldp_events::payload::TransformRef;
 use ldp_plugin_runtime::{Limits, Plugin, Runtime, Sandbox};
 
 pub(crate) use chain::{Chain, SourceWindow};
-pub use sample::{Sample, sample};
+pub use sample::{Sample, sample, sample_batches};
 
 use crate::error::{Error, Result};
 use crate::plugin_file::ConfigFiles;

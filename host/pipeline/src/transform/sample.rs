@@ -57,12 +57,56 @@ pub fn sample(
     let (name, sha256) = (tried.name.clone(), tried.sha256.clone());
     transforms.list.push(tried);
     let source = SourceSpec::resolve(config, None)?;
+    run_sample(runtime, &transforms, &source, rows, name, sha256)
+}
+
+/// Runs `transform` on `input` (the rows of a table an agent asked for, say): JavaScript
+/// inline or a plugin file resolved against `base`. Nothing is written.
+///
+/// # Errors
+///
+/// The transform fails, breaks a sandbox limit, or its file is not the pinned one.
+pub fn sample_batches(
+    runtime: &Runtime,
+    transform: &TransformSpec,
+    base: &std::path::Path,
+    input: crate::run::ProvidedBatches,
+) -> Result<Sample> {
+    let tried = resolve_one(
+        transform,
+        base,
+        Some(format!("transform {}", transform.name)),
+    )?;
+    let (name, sha256) = (tried.name.clone(), tried.sha256.clone());
+    let transforms = Transforms { list: vec![tried] };
+    let rows = input
+        .batches
+        .iter()
+        .map(RecordBatch::num_rows)
+        .sum::<usize>();
+    run_sample(
+        runtime,
+        &transforms,
+        &SourceSpec::Provided(input),
+        rows.max(1),
+        name,
+        sha256,
+    )
+}
+
+fn run_sample(
+    runtime: &Runtime,
+    transforms: &Transforms,
+    source: &SourceSpec,
+    rows: usize,
+    name: String,
+    sha256: String,
+) -> Result<Sample> {
     let loaded = source.load(runtime)?;
     let chain = Chain::new(transforms.load(runtime)?, 4, None);
     std::thread::scope(|scope| {
         let (sender, receiver) = sync_channel(4);
         let (head_sender, head) = sync_channel(4);
-        let source = &source;
         let loaded: &Loaded = &loaded;
         scope.spawn(move || source.produce(loaded, &sender));
         // Only the first `rows` rows go on to the chain; then the source is hung up on.

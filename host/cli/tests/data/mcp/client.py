@@ -1,0 +1,48 @@
+"""Drives `ldp mcp` with the official Python MCP client (the `mcp` package from PyPI).
+
+    python client.py LDP_BINARY CALLS.json -- ARGS_OF_LDP_MCP...
+
+CALLS.json is a list of `[tool, arguments]`; the script starts the server over stdio,
+initializes, lists the tools, makes each call in order and prints one JSON document on stdout:
+`{"server": {name, title}, "tools": [names], "calls": [{tool, is_error, result, elapsed_s}]}`,
+where `result` is the call's structured content and `elapsed_s` the call's round trip. The CLI test `mcp.rs` runs it.
+"""
+
+import asyncio
+import json
+import sys
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+async def main(ldp: str, calls_file: str, args: list[str]) -> None:
+    with open(calls_file, encoding="utf-8") as f:
+        calls = json.load(f)
+    params = StdioServerParameters(command=ldp, args=["mcp", *args])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            tools = await session.list_tools()
+            out = {
+                "server": {"name": init.serverInfo.name, "title": init.serverInfo.title},
+                "tools": [tool.name for tool in tools.tools],
+                "read_only": all(t.annotations and t.annotations.readOnlyHint for t in tools.tools),
+                "calls": [],
+            }
+            for tool, arguments in calls:
+                began = time.perf_counter()
+                result = await session.call_tool(tool, arguments)
+                elapsed = time.perf_counter() - began
+                structured = result.structuredContent
+                if structured is None and result.content:
+                    structured = json.loads(result.content[0].text)
+                out["calls"].append({"tool": tool, "is_error": bool(result.isError), "result": structured,
+                                     "elapsed_s": round(elapsed, 4)})
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    split = sys.argv.index("--")
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[split + 1:]))
