@@ -45,28 +45,29 @@ for name in ("orders", "dishes"):
 PY
 "$LDP" run orders.json > /dev/null
 "$LDP" run dishes.json > /dev/null
+mkdir out  # results go here, outside the folder of configs the server reads
 sql="SELECT d.category, count(*) AS n, round(sum(o.amount), 2) AS total FROM lake.orders o JOIN lake.dishes d ON o.dish_id = d.dish_id GROUP BY d.category ORDER BY d.category"
 cli=()
 for _ in $(seq "$RUNS"); do
     start=$(date +%s.%N)
-    "$LDP" query . "$sql" --json > cli.json
+    "$LDP" query . "$sql" --json > out/cli.json
     end=$(date +%s.%N)
     cli+=("$(python3 -c "print($end - $start)")")
 done
 "$PY" -c "
 import json, sys
 calls = [['query', {'sql': sys.argv[1]}] for _ in range(int(sys.argv[2]))]
-json.dump(calls, open('calls.json', 'w'))
+json.dump(calls, open('out/calls.json', 'w'))
 " "$sql" "$RUNS"
-"$PY" "$repo/host/cli/tests/data/mcp/client.py" "$LDP" calls.json -- --config . --no-iceberg-audit > mcp.json 2> mcp.err
+"$PY" "$repo/host/cli/tests/data/mcp/client.py" "$LDP" out/calls.json -- --config . --no-iceberg-audit > out/mcp.json 2> out/mcp.err
 "$PY" - "${cli[@]}" <<'PY'
 import json, statistics, sys
 cli = statistics.median(float(t) for t in sys.argv[1:])
-doc = json.load(open("mcp.json"))
+doc = json.load(open("out/mcp.json"))
 times = [c["elapsed_s"] for c in doc["calls"]]
 assert not any(c["is_error"] for c in doc["calls"]), doc["calls"][0]
 mcp = statistics.median(times)
-rows_cli = json.load(open("cli.json"))["rows"]
+rows_cli = json.load(open("out/cli.json"))["rows"]
 rows_mcp = doc["calls"][0]["result"]["rows"]
 assert [list(r.values()) for r in rows_cli] == rows_mcp, (rows_cli[:2], rows_mcp[:2])
 print(f"ldp query (whole process): median {cli:.3f} s over {len(sys.argv) - 1} runs")

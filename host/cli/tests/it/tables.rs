@@ -242,6 +242,28 @@ fn a_folder_of_configs_is_one_lake() {
         "SELECT count(*) AS n FROM nyc.rides r JOIN copy c ON r.ride_id = c.ride_id",
     ]);
     assert_eq!(count_of(&out), 20);
+
+    // --as-of reads every table of the lake as it was then (issue 11): a later append to one
+    // of them is not seen.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let then = jiff::Timestamp::now()
+        .strftime("%Y-%m-%d %H:%M:%S")
+        .to_string();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    ok(&w.run(&[]));
+    let join = "SELECT count(*) AS n FROM nyc.rides r JOIN copy c ON r.ride_id = c.ride_id";
+    assert_eq!(count_of(&w.ldp(&["query", &folder, join])), 40);
+    assert_eq!(
+        count_of(&w.ldp(&["query", &folder, join, "--as-of", &then])),
+        20
+    );
+    let refused = w.ldp(&["query", &folder, join, "--snapshot", "1"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--as-of TIME to read every table"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
 }
 
 #[test]

@@ -183,14 +183,22 @@ fn a_pinned_version_reads_the_same_rows_whatever_the_table_became() {
     export(&version, &first, ExportFormat::Parquet).expect("export");
     let first_bytes = fs::read(&first).expect("read");
 
-    // The table moves on: appends, an overwrite of every row, an upsert.
+    // The table moves on (the case: two upserts and an overwrite, and an append).
     shop.append(orders(&[10, 11], &["jo", "kim"], &[50.0, 60.0]));
     assert_eq!(text(&load(&version).expect("after append")), pinned);
+    shop.upsert(orders(&[3, 20], &["cy", "dee"], &[-1.0, 20.0]));
+    assert_eq!(
+        text(&load(&version).expect("after the first upsert")),
+        pinned
+    );
     shop.overwrite(orders(&[1, 2], &["ann", "bob"], &[999.0, 998.0]));
     assert_eq!(text(&load(&version).expect("after overwrite")), pinned);
     shop.upsert(orders(&[1, 3], &["ann", "cy"], &[0.5, 77.0]));
-    assert_eq!(text(&load(&version).expect("after upsert")), pinned);
-    assert_eq!(shop.table.snapshots().len(), 6);
+    assert_eq!(
+        text(&load(&version).expect("after the second upsert")),
+        pinned
+    );
+    assert_eq!(shop.table.snapshots().len(), 7);
 
     // Exported again after all that, and again: the same bytes.
     for name in ["second.parquet", "third.parquet"] {
