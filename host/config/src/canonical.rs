@@ -99,7 +99,7 @@ fn write_value(
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
         Value::Number(number) => out.push_str(&number_text(number)?),
-        Value::String(text) => write_string(out, text, style.ensure_ascii),
+        Value::String(text) => ldp_pyrepr::push_json_string(out, text, style.ensure_ascii),
         Value::Array(items) if items.is_empty() => out.push_str("[]"),
         Value::Array(items) => {
             out.push('[');
@@ -125,7 +125,7 @@ fn write_value(
                     out.push(',');
                 }
                 style.newline(out, level + 1);
-                write_string(out, key, style.ensure_ascii);
+                ldp_pyrepr::push_json_string(out, key, style.ensure_ascii);
                 out.push_str(if style.indent.is_some() { ": " } else { ":" });
                 write_value(out, item, style, level + 1)?;
             }
@@ -149,31 +149,6 @@ fn number_text(number: &Number) -> Result<String, ConfigError> {
             message: "Out of range float values are not JSON compliant".to_owned(),
         }),
     }
-}
-
-/// Python's `json` string encoding.
-fn write_string(out: &mut String, text: &str, ensure_ascii: bool) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if ensure_ascii && !c.is_ascii() => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -104,7 +104,7 @@ fn write_value(out: &mut String, value: &Value, style: Style, level: usize) {
                 }
             }
         }
-        Value::String(text) => write_string(out, text, style.ensure_ascii),
+        Value::String(text) => ldp_pyrepr::push_json_string(out, text, style.ensure_ascii),
         Value::Array(items) if items.is_empty() => out.push_str("[]"),
         Value::Array(items) => {
             out.push('[');
@@ -130,7 +130,7 @@ fn write_value(out: &mut String, value: &Value, style: Style, level: usize) {
                     out.push_str(style.item_separator);
                 }
                 newline(out, style, level + 1);
-                write_string(out, key, style.ensure_ascii);
+                ldp_pyrepr::push_json_string(out, key, style.ensure_ascii);
                 out.push_str(style.key_separator);
                 write_value(out, item, style, level + 1);
             }
@@ -138,30 +138,6 @@ fn write_value(out: &mut String, value: &Value, style: Style, level: usize) {
             out.push('}');
         }
     }
-}
-
-fn write_string(out: &mut String, text: &str, ensure_ascii: bool) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if ensure_ascii && !c.is_ascii() => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -93,6 +93,33 @@ pub fn repr_str(text: &str) -> String {
     out
 }
 
+/// Appends `text` as Python's `json` module writes a string: `"`, `\\`, `\n`, `\r`, `\t`,
+/// `\b`, `\f` escaped, other control characters as `\u00XX`, and with `ensure_ascii` every
+/// non-ASCII character as `\uXXXX` (UTF-16 units).
+pub fn push_json_string(out: &mut String, text: &str, ensure_ascii: bool) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if ensure_ascii && !c.is_ascii() => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

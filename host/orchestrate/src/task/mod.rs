@@ -93,6 +93,34 @@ impl Attempt {
         }
     }
 
+    /// The attempt of a staged or direct run that ended with `report` (a pipeline task, a sql
+    /// model): `published` or `skipped_duplicate`, with the reference's detail.
+    pub fn of_report(report: &ldp_pipeline::RunReport) -> Attempt {
+        let mut detail = Map::new();
+        detail.insert("run_id".into(), report.run_id.clone().into());
+        detail.insert(
+            "idempotency_key".into(),
+            report.idempotency_key.clone().into(),
+        );
+        detail.insert(
+            "snapshot_id".into(),
+            report
+                .published_snapshot_id
+                .map_or(Value::Null, Value::from),
+        );
+        detail.insert("rows_read".into(), report.rows_read.into());
+        detail.insert("rows_written".into(), report.rows_written.into());
+        if let Some(kept) = report.rows_kept {
+            detail.insert("rows_kept".into(), kept.into());
+        }
+        let status = if report.status == "skipped_duplicate" {
+            "skipped_duplicate"
+        } else {
+            "published"
+        };
+        Attempt::done(status, detail, true)
+    }
+
     /// The attempt of a pipeline run that failed with `error`.
     pub fn of_pipeline_error(error: &ldp_pipeline::Error, emitted: bool) -> Attempt {
         let blocked = error.kind() == ldp_pipeline::ErrorKind::Quality;

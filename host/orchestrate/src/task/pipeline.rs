@@ -7,7 +7,6 @@ use std::path::Path;
 
 use ldp_config::WriteMode;
 use ldp_pipeline::{EventContext, Job, RunOptions, Staging};
-use serde_json::{Map, Value};
 
 use super::{Attempt, TaskRun};
 
@@ -40,31 +39,7 @@ pub(crate) fn run(run: &TaskRun<'_>, config_path: &Path) -> Attempt {
         Job::File(_) => options.window = Some(run.window),
     }
     match job.run(run.runtime, &options) {
-        Ok(report) => {
-            let mut detail = Map::new();
-            detail.insert("run_id".into(), report.run_id.clone().into());
-            detail.insert(
-                "idempotency_key".into(),
-                report.idempotency_key.clone().into(),
-            );
-            detail.insert(
-                "snapshot_id".into(),
-                report
-                    .published_snapshot_id
-                    .map_or(Value::Null, Value::from),
-            );
-            detail.insert("rows_read".into(), report.rows_read.into());
-            detail.insert("rows_written".into(), report.rows_written.into());
-            if let Some(kept) = report.rows_kept {
-                detail.insert("rows_kept".into(), kept.into());
-            }
-            let status = if report.status == "skipped_duplicate" {
-                "skipped_duplicate"
-            } else {
-                "published"
-            };
-            Attempt::done(status, detail, true)
-        }
+        Ok(report) => Attempt::of_report(&report),
         Err(error) => Attempt::of_pipeline_error(&error, true),
     }
 }

@@ -82,28 +82,7 @@ pub(crate) fn run(run: &TaskRun<'_>, sql: &SqlTask) -> Attempt {
         ..RunOptions::default()
     };
     match job.run(run.runtime, &options) {
-        Ok(report) => {
-            let mut detail = Map::new();
-            detail.insert("run_id".into(), report.run_id.clone().into());
-            detail.insert(
-                "idempotency_key".into(),
-                report.idempotency_key.clone().into(),
-            );
-            detail.insert(
-                "snapshot_id".into(),
-                report
-                    .published_snapshot_id
-                    .map_or(Value::Null, Value::from),
-            );
-            detail.insert("rows_read".into(), report.rows_read.into());
-            detail.insert("rows_written".into(), report.rows_written.into());
-            let status = if report.status == "skipped_duplicate" {
-                "skipped_duplicate"
-            } else {
-                "published"
-            };
-            Attempt::done(status, detail, true)
-        }
+        Ok(report) => Attempt::of_report(&report),
         Err(error) => Attempt::of_pipeline_error(&error, true),
     }
 }
