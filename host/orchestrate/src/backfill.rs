@@ -13,7 +13,6 @@ use ldp_config::scheduling::{read_windows, trace_runs};
 use ldp_pipeline::backfill::WindowState;
 use serde_json::{Map, Value, json};
 
-use crate::error::Error;
 use crate::result::{WorkflowResult, round3};
 use crate::runner::{RunSettings, run_workflow};
 
@@ -169,7 +168,7 @@ pub fn run_windows(
         };
         if run.state.state == "published" {
             run.outcome = "skipped";
-        } else if !stopped && budget > 0 && !cancelled(&settings) {
+        } else if !stopped && budget > 0 && !settings.cancelled() {
             budget -= 1;
             let window = run.state.window;
             let key = (format_instant(window.start), format_instant(window.end));
@@ -188,7 +187,7 @@ pub fn run_windows(
                         error.to_string().lines().next().unwrap_or_default()
                     );
                     run.outcome = "failed";
-                    run.error = Some(start_error(&error));
+                    run.error = Some(error.to_string());
                 }
             }
             stopped = options.stop_on_failure && run.outcome == "failed";
@@ -199,17 +198,6 @@ pub fn run_windows(
         runs.push(run);
     }
     runs
-}
-
-fn cancelled(settings: &RunSettings) -> bool {
-    settings
-        .cancel
-        .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-}
-
-/// The error of a window whose workflow could not start, as the reference words it.
-fn start_error(error: &Error) -> String {
-    error.to_string()
 }
 
 /// How a window ended, from the tasks of its run.

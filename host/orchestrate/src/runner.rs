@@ -59,6 +59,11 @@ impl std::fmt::Debug for RunSettings {
 }
 
 impl RunSettings {
+    /// Whether Ctrl-C asked the run to stop: nothing new starts after that.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
     /// One job per core, no replace, real waits.
     pub fn new(runtime: Runtime) -> RunSettings {
         RunSettings {
@@ -181,9 +186,7 @@ struct Shared<'a> {
 impl Shared<'_> {
     /// Whether Ctrl-C asked the run to stop: no task starts after that.
     fn cancelled(&self) -> bool {
-        self.settings
-            .cancel
-            .is_some_and(|c| c.load(Ordering::Relaxed))
+        self.settings.cancelled()
     }
 
     /// The tables a task writes (or, for maintenance, changes): two tasks with one in common

@@ -223,15 +223,14 @@ fn finish(
 
 /// `1 published, 0 skipped, 1 blocked, 0 failed`, and `, 2 not run` when some were left.
 pub fn counted_text(counts: &[(&str, usize)]) -> String {
-    let mut text: Vec<String> = counts
+    let mut out = counts
         .iter()
         .filter(|(name, _)| *name != "not_run")
         .map(|(name, n)| format!("{n} {name}"))
-        .collect();
-    let mut out = text.join(", ");
+        .collect::<Vec<_>>()
+        .join(", ");
     if let Some((_, n)) = counts.iter().find(|(name, _)| *name == "not_run") {
         out.push_str(&format!(", {n} not run"));
     }
-    text.clear();
     out
 }
