@@ -49,3 +49,17 @@ pub(crate) mod sink {
 
 pub(crate) use source::ldp::plugin::log as wit_log;
 pub(crate) use source::ldp::plugin::types as wit;
+
+/// The `duckdb-source-plugin` world: a source that imports the host's `duckdb` interface.
+pub(crate) mod duckdb {
+    wasmtime::component::bindgen!({
+        world: "duckdb-source-plugin",
+        path: "../../wit",
+        with: {
+            "ldp:plugin/types": crate::bindings::source::ldp::plugin::types,
+            "ldp:plugin/log": crate::bindings::source::ldp::plugin::log,
+        },
+    });
+}
+
+pub(crate) use duckdb::ldp::plugin::duckdb as wit_duckdb;

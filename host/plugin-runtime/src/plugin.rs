@@ -143,8 +143,8 @@ impl Plugin {
             .instantiate_pre(&component)
             .map_err(|e| {
                 not_a_plugin(format!(
-                    "it needs imports that ldp does not provide (ldp gives WASI 0.2 and \
-                     ldp:plugin/log only): {e:#}"
+                    "it needs imports that ldp does not provide (ldp gives WASI 0.2, \
+                     ldp:plugin/log and ldp:plugin/duckdb): {e:#}"
                 ))
             })?;
         let contract = |e: wasmtime::Error| {

@@ -76,6 +76,8 @@ impl Runtime {
             .map_err(|e| RuntimeError::engine("cannot link ldp:plugin/log", e))?;
         bindings::wit::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
             .map_err(|e| RuntimeError::engine("cannot link ldp:plugin/types", e))?;
+        bindings::wit_duckdb::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
+            .map_err(|e| RuntimeError::engine("cannot link ldp:plugin/duckdb", e))?;
 
         let stop = Arc::new(AtomicBool::new(false));
         spawn_ticker(engine.clone(), stop.clone());

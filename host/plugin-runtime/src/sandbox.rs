@@ -22,6 +22,9 @@ pub(crate) struct HostState {
     memory: MemoryGuard,
     http: WasiHttpCtx,
     net: NetGuard,
+    /// The DuckDB query of a `duckdb-source-plugin` instance (made on first use).
+    duckdb: Option<crate::duckdb::DuckdbState>,
+    sandbox: Sandbox,
 }
 
 /// Lets outgoing HTTP requests through to the granted `host:port` pairs only, and remembers
@@ -153,7 +156,16 @@ impl HostState {
                 granted: sandbox.grants.net.clone(),
                 refused: Arc::new(Mutex::new(None)),
             },
+            duckdb: None,
+            sandbox: sandbox.clone(),
         })
+    }
+
+    /// The instance's DuckDB state, made from its sandbox on first use.
+    pub(crate) fn duckdb_mut(&mut self) -> &mut crate::duckdb::DuckdbState {
+        let sandbox = &self.sandbox;
+        self.duckdb
+            .get_or_insert_with(|| crate::duckdb::DuckdbState::new(sandbox))
     }
 
     /// The first `host:port` the network guard refused, if it refused one.

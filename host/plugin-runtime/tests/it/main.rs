@@ -2,6 +2,7 @@
 
 mod common;
 mod csv;
+mod duckdb;
 mod hostile;
 mod inspect;
 mod transform;

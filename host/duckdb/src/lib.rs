@@ -1,0 +1,32 @@
+//! DuckDB for ldp's `DUCKDB` sources: one read-only query over one `.duckdb` file, streamed as
+//! Arrow record batches.
+//!
+//! DuckDB is C++ and cannot run inside the WebAssembly sandbox, so the `duckdb` source plugin
+//! asks the host for exactly this one thing through the `ldp:plugin/duckdb` interface, and the
+//! host answers with this crate. ldp does not link DuckDB: it loads `libduckdb` (1.4 or later)
+//! the first time a DUCKDB source runs ([`Duckdb::get`], `LDP_DUCKDB_LIB`), so building ldp
+//! does not build DuckDB's C++ (docs/duckdb.md has the measurements behind this).
+//!
+//! What a query may do is narrow by construction: the file is opened read-only with external
+//! access, extension loading and configuration changes off; the SQL must pass the reference's
+//! guard ([`guard`]): one statement, SELECT or WITH, checked by DuckDB's own parser; a time
+//! limit interrupts a call that runs too long, and DuckDB's memory is capped.
+//!
+//! ```no_run
+//! use ldp_duckdb::{Query, QueryOptions};
+//! let mut query = Query::open("shop.duckdb".as_ref(), "SELECT * FROM orders", QueryOptions::default())?;
+//! while let Some(batch) = query.next_batch()? {
+//!     println!("{} rows", batch.num_rows());
+//! }
+//! # Ok::<(), ldp_duckdb::Error>(())
+//! ```
+
+mod error;
+mod ffi;
+pub mod guard;
+mod library;
+mod query;
+
+pub use error::{Error, ErrorKind, Result};
+pub use library::{Duckdb, LIBRARY_ENV, LIBRARY_FILE};
+pub use query::{Query, QueryOptions};

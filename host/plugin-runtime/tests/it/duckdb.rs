@@ -1,0 +1,36 @@
+//! The host's `ldp:plugin/duckdb` interface answers only for files inside the plugin's grants
+//! (the DuckDB queries themselves are tested in `ldp-duckdb` and end to end in `ldp-cli`).
+
+use crate::common::builtin;
+use ldp_plugin_runtime::{ErrorKind, Grants, Sandbox};
+use std::path::Path;
+
+#[test]
+fn a_duckdb_file_outside_the_grants_is_refused_before_duckdb_is_loaded() {
+    let granted = tempfile::tempdir().unwrap();
+    let outside = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/data/rides.csv")
+        .canonicalize()
+        .unwrap();
+    let sandbox = Sandbox {
+        grants: Grants {
+            read_dirs: vec![granted.path().to_path_buf()],
+            ..Grants::default()
+        },
+        ..Sandbox::default()
+    };
+    let config = serde_json::json!({"name": "rides", "path": outside, "relation": "rides"});
+    let plugin = builtin("duckdb");
+    let error = plugin
+        .open_source(&config.to_string(), &sandbox)
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Config, "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("is outside the folders granted to the plugin"),
+        "{error}"
+    );
+    // The same instance's runtime goes on: the next plugin call works.
+    assert!(builtin("csv").info().name == "csv");
+}
