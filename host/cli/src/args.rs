@@ -33,7 +33,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a dataset config: read its source, write one snapshot to its Iceberg target (or its
-    /// CSV or Parquet file).
+    /// CSV, JSON or Parquet file).
     ///
     /// The source (a CSV, JSON, Parquet or XLSX file through its plugin in the sandbox, or an
     /// Iceberg table) streams into Parquet data files, which one commit adds to the table

@@ -177,6 +177,38 @@ fn resolve_lexically(base: &Path, path: &Path) -> PathBuf {
     resolved
 }
 
+/// The error for a `local` or `sql` catalog whose warehouse is on object storage (`s3://…`):
+/// this build keeps Iceberg tables in a local folder; `role` is `source` or `target`. Other
+/// catalog types are refused for their type elsewhere.
+pub fn object_warehouse(role: &str, spec: &CatalogSpec) -> Option<String> {
+    if !matches!(spec.effective_type(), CatalogType::Local | CatalogType::Sql) {
+        return None;
+    }
+    let is_object = |value: &str| {
+        value.split_once("://").is_some_and(|(scheme, _)| {
+            scheme.len() > 1
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                && !scheme.eq_ignore_ascii_case("file")
+        })
+    };
+    [
+        ("warehouse_path", spec.warehouse_path.as_deref()),
+        ("warehouse", spec.warehouse.as_deref()),
+    ]
+    .into_iter()
+    .find_map(|(key, value)| {
+        let value = value.filter(|value| is_object(value))?;
+        Some(format!(
+            "metadata.{role}.catalog.{key} {} is on object storage; in this build the Iceberg \
+             warehouse must be a local folder (s3:// paths work for file sources and file targets). \
+             Set {key} to a local folder",
+            repr_str(value)
+        ))
+    })
+}
+
 /// Where a `local` catalog (or a `sql` block in the local shape) lives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LocalCatalogLayout {

@@ -232,6 +232,11 @@ fn describe(plan: &mut Plan, config: &Config, window: Option<&str>, now: Timesta
         Ok(route) => plan.pipeline = Some(route.pipeline.to_owned()),
         Err(message) => errors.push(message),
     }
+    for (role, block) in [("source", source), ("target", target)] {
+        if let Some(spec) = block.catalog.as_ref().filter(|_| block.is_iceberg()) {
+            errors.extend(crate::paths::object_warehouse(role, spec));
+        }
+    }
     let time_zone = config
         .metadata
         .window
@@ -320,7 +325,9 @@ fn describe_source_path(
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let context = PathContext::new(config.base_dir.as_deref(), &cwd);
     if find_placeholders(path).is_empty() {
-        let must_exist = matches!(config.source().format, Format::DuckDb | Format::Xlsx);
+        // An object (s3://…) is checked when the run downloads it.
+        let must_exist = matches!(config.source().format, Format::DuckDb | Format::Xlsx)
+            && !path.contains("://");
         return must_exist.then(|| context.resolve(path).path);
     }
     plan.source_path_template = Some(path.to_owned());

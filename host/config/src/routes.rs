@@ -37,9 +37,11 @@ pub const PIPELINE_ROUTES: [PipelineRoute; 8] = [
 ];
 
 /// The routes ldp runs beyond the reference's: every file format into a table, tables into
-/// tables, files into files. `ldp plan` accepts them; its error for an unknown route lists the
-/// reference's routes only, as the reference words it.
-pub const LDP_ROUTES: [PipelineRoute; 9] = [
+/// tables, files and DuckDB queries into files, and tables and files into newline-delimited
+/// JSON. `ldp plan`
+/// accepts them; its error for an unknown route lists the reference's routes only, as the
+/// reference words it.
+pub const LDP_ROUTES: [PipelineRoute; 17] = [
     route(Format::Json, Format::Iceberg, None, "JSONToIceberg"),
     route(Format::Iceberg, Format::Iceberg, None, "IcebergToIceberg"),
     route(Format::Csv, Format::Parquet, None, "CSVToParquet"),
@@ -49,6 +51,14 @@ pub const LDP_ROUTES: [PipelineRoute; 9] = [
     route(Format::Parquet, Format::Csv, None, "ParquetToCSV"),
     route(Format::Parquet, Format::Parquet, None, "ParquetToParquet"),
     route(Format::Xlsx, Format::Parquet, None, "ExcelToParquet"),
+    route(Format::Iceberg, Format::Json, None, "IcebergToJSON"),
+    route(Format::Csv, Format::Json, None, "CSVToJSON"),
+    route(Format::Json, Format::Json, None, "JSONToJSON"),
+    route(Format::Parquet, Format::Json, None, "ParquetToJSON"),
+    route(Format::Xlsx, Format::Json, None, "ExcelToJSON"),
+    route(Format::DuckDb, Format::Csv, None, "DuckDBToCSV"),
+    route(Format::DuckDb, Format::Parquet, None, "DuckDBToParquet"),
+    route(Format::DuckDb, Format::Json, None, "DuckDBToJSON"),
 ];
 
 const fn route(
@@ -115,6 +125,13 @@ mod tests {
         );
         let found = find_route(Format::Json, Format::Csv, Some("BIGQUERY")).expect("route");
         assert_eq!(found.label(), "JSON -> CSV (engine BIGQUERY)");
+        // A JSON target is ldp's (no engine); with the BigQuery engine it is not a route.
+        let found = find_route(Format::Iceberg, Format::Json, None).expect("route");
+        assert_eq!(
+            (found.label(), found.pipeline),
+            ("ICEBERG -> JSON".to_owned(), "IcebergToJSON")
+        );
+        assert!(find_route(Format::Json, Format::Json, Some("BIGQUERY")).is_err());
         assert_eq!(
             find_route(Format::Csv, Format::Iceberg, Some("SPARK")).unwrap_err(),
             "no pipeline is registered for CSV -> ICEBERG (engine SPARK). Registered routes: \

@@ -86,6 +86,18 @@ pub enum Error {
         /// The whole report (passing checks too).
         report: crate::quality::QualityReport,
     },
+    /// Object storage failed for an `s3://` source or file target: the URI or the
+    /// environment cannot reach it, or a download or an upload failed.
+    #[error("{what}: {source}")]
+    Storage {
+        /// `source rides (CSV)`, `target out (CSV)`.
+        what: String,
+        /// Whether it was the upload of a target (else the download of a source).
+        upload: bool,
+        /// The storage error (names the URI, never its credentials).
+        #[source]
+        source: Box<ldp_storage::Error>,
+    },
     /// The catalog failed.
     #[error(transparent)]
     Catalog(#[from] ldp_catalog::Error),
@@ -147,6 +159,9 @@ impl Error {
             | Error::Check { .. }
             | Error::Transform { .. } => ErrorKind::Source,
             Error::Sink { .. } => ErrorKind::Write,
+            Error::Storage { source, .. } if source.kind().is_config() => ErrorKind::Config,
+            Error::Storage { upload: true, .. } => ErrorKind::Write,
+            Error::Storage { .. } => ErrorKind::Source,
             Error::Quality { .. } => ErrorKind::Quality,
             Error::Interrupted => ErrorKind::Interrupted,
             Error::Catalog(e) if e.kind() == ldp_catalog::ErrorKind::NotFound => {
@@ -192,6 +207,7 @@ impl Error {
             | Error::Transform { source, .. }
             | Error::Sink { source, .. } => source.is_retryable(),
             Error::Lock { .. } | Error::SourceMissing { .. } => true,
+            Error::Storage { source, .. } => source.is_retryable(),
             Error::Table(e) if e.kind() == ldp_table::ErrorKind::Fenced => false,
             _ => self.is_retryable(),
         }

@@ -1,8 +1,13 @@
-//! A run whose target is a file (`CSV`, `PARQUET`): the rows stream through the quality gate
-//! into a sink plugin that writes into a private staging folder next to the target; only when
-//! the checks passed and the sink closed cleanly does the host move the file into place, with
-//! one `rename` on the same file system, so a reader sees the old file or the new one, never
-//! half of one.
+//! A run whose target is a file (`CSV`, `JSON`, `PARQUET`): the rows stream through the quality
+//! gate into a sink plugin that writes into a private staging folder next to the target; only
+//! when the checks passed and the sink closed cleanly does the host move the file into place,
+//! with one `rename` on the same file system, so a reader sees the old file or the new one,
+//! never half of one.
+//!
+//! An `s3://` target is staged the same way, in a private local folder, and the host uploads
+//! the file as the object at the point where it would rename it: nothing is uploaded when a
+//! check blocks the run or anything fails, and the object appears whole when the upload
+//! completes.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, sync_channel};
@@ -33,6 +38,8 @@ pub struct FileExport {
     path: PathBuf,
     /// The sink plugin that writes it.
     plugin: &'static str,
+    /// The object an `s3://` target names (`path` is then the URI as written).
+    object: Option<ldp_storage::ObjectUri>,
 }
 
 impl FileExport {
@@ -45,11 +52,12 @@ impl FileExport {
         let block = config.target();
         let plugin = match block.format {
             Format::Csv => "csv-sink",
+            Format::Json => "json-sink",
             Format::Parquet => "parquet-sink",
             other => {
                 return Err(Error::Unsupported {
                     message: format!(
-                        "no sink of this ldp writes {} files; file targets are CSV and PARQUET",
+                        "no sink of this ldp writes {} files; file targets are CSV, JSON and PARQUET",
                         other.as_str()
                     ),
                 });
@@ -64,6 +72,16 @@ impl FileExport {
                 ),
             });
         };
+        if crate::object::is_object(path) {
+            let what = format!("target {} ({})", block.name, block.format.as_str());
+            let object = crate::object::parse(&what, path, true)?;
+            return Ok(FileExport {
+                path: PathBuf::from(path),
+                config,
+                plugin,
+                object: Some(object),
+            });
+        }
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let path = ldp_config::paths::PathContext::new(config.base_dir.as_deref(), &cwd)
             .resolve(path)
@@ -72,6 +90,7 @@ impl FileExport {
             config,
             path,
             plugin,
+            object: None,
         })
     }
 
@@ -80,7 +99,7 @@ impl FileExport {
         &self.config
     }
 
-    /// The target file.
+    /// The target file (for an `s3://` target, its URI as written).
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -152,10 +171,23 @@ impl FileExport {
         let chain = Chain::new(transforms.load(runtime)?, CHANNEL_BATCHES, None);
         let gate = Gate::load(&self.config, runtime)?;
         let sink = load_sink(runtime, self.plugin)?;
-        let folder = self
-            .path
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        // An object is staged in a private local folder, and uploaded from there.
+        let private = match &self.object {
+            Some(_) => Some(
+                tempfile::Builder::new()
+                    .prefix("ldp-target-")
+                    .tempdir()
+                    .map_err(|e| self.io("create a private staging folder for", e))?,
+            ),
+            None => None,
+        };
+        let folder = match &private {
+            Some(private) => private.path().to_path_buf(),
+            None => self
+                .path
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+        };
         std::fs::create_dir_all(&folder).map_err(|e| self.io("create the folder of", e))?;
         let staging = Staging::create(&folder)?;
         let (rows_read, rows_written, quality) = std::thread::scope(|scope| {
@@ -201,10 +233,13 @@ impl FileExport {
             Some((on_failure, gate)) => (on_failure, Some(gate)),
             None => (OnFailure::Fail, None),
         };
-        let name = self
-            .path
-            .file_name()
-            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        let name = match &self.object {
+            Some(object) => object.file_name().to_string(),
+            None => self
+                .path
+                .file_name()
+                .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned()),
+        };
         let staged = staging.folder.join(&name);
         let sink_config = serde_json::json!({ "path": staged.display().to_string() }).to_string();
         let sandbox = Sandbox {
@@ -340,6 +375,20 @@ impl FileExport {
                     staged.display()
                 ),
             });
+        }
+        if let Some(object) = &self.object {
+            // Visible whole once the upload completes; nothing was uploaded before this point.
+            let what = format!(
+                "target {} ({})",
+                self.config.target().name,
+                self.config.target().format.as_str()
+            );
+            let bytes = crate::object::upload_target(&what, &staged, object)?;
+            tracing::info!(
+                "wrote {rows_written} rows to {} {object} ({bytes} bytes uploaded)",
+                self.config.target().format.as_str()
+            );
+            return Ok((rows_read, rows_written, quality));
         }
         // Durable before visible: the file's bytes, then the rename, then the folder's entry.
         std::fs::File::open(&staged)

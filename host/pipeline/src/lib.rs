@@ -24,6 +24,9 @@
 //!   in one instance of the embedded `checks` plugin, plugin files each in their own), and their
 //!   [`QualityReport`] decides whether the run commits.
 //! * [`routes`] lists the source → target routes and whether this build runs them.
+//! * `s3://` paths of file sources and file targets: the host downloads the object into a
+//!   private folder the source plugin reads, or uploads a target's staged file once the run
+//!   passed its checks ([`ldp_storage`]); plugins never reach the network.
 
 pub mod backfill;
 mod error;
@@ -32,6 +35,7 @@ mod file_target;
 mod job;
 pub mod lake;
 mod lock;
+mod object;
 mod plugin_file;
 pub mod quality;
 mod report;

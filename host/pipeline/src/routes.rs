@@ -22,7 +22,7 @@ pub struct Route {
 }
 
 /// Every route of the reference, sorted as it lists them, then the routes only ldp runs.
-pub const ROUTES: [Route; 17] = [
+pub const ROUTES: [Route; 25] = [
     route(
         Format::Csv,
         Format::Iceberg,
@@ -35,7 +35,7 @@ pub const ROUTES: [Route; 17] = [
         Format::Iceberg,
         None,
         "DuckDBToIceberg",
-        None,
+        Some("duckdb (host: libduckdb)"),
     ),
     route(
         Format::Iceberg,
@@ -142,6 +142,63 @@ pub const ROUTES: [Route; 17] = [
         None,
         "ExcelToParquet",
         Some("xlsx → parquet-sink"),
+    ),
+    // ldp only: tables and files into newline-delimited JSON.
+    route(
+        Format::Iceberg,
+        Format::Json,
+        None,
+        "IcebergToJSON",
+        Some("host → json-sink"),
+    ),
+    route(
+        Format::Csv,
+        Format::Json,
+        None,
+        "CSVToJSON",
+        Some("csv → json-sink"),
+    ),
+    route(
+        Format::Json,
+        Format::Json,
+        None,
+        "JSONToJSON",
+        Some("json → json-sink"),
+    ),
+    route(
+        Format::Parquet,
+        Format::Json,
+        None,
+        "ParquetToJSON",
+        Some("parquet → json-sink"),
+    ),
+    route(
+        Format::Xlsx,
+        Format::Json,
+        None,
+        "ExcelToJSON",
+        Some("xlsx → json-sink"),
+    ),
+    route(
+        Format::DuckDb,
+        Format::Csv,
+        None,
+        "DuckDBToCSV",
+        Some("duckdb (host: libduckdb) → csv-sink"),
+    ),
+    route(
+        Format::DuckDb,
+        Format::Parquet,
+        None,
+        "DuckDBToParquet",
+        Some("duckdb (host: libduckdb) → parquet-sink"),
+    ),
+    route(
+        Format::DuckDb,
+        Format::Json,
+        None,
+        "DuckDBToJSON",
+        Some("duckdb (host: libduckdb) → json-sink"),
     ),
 ];
 

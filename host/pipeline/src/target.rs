@@ -89,6 +89,7 @@ impl TargetTable {
         // The catalog build's secrets rules (§1.5, layer 2), on every run and read.
         ldp_config::secrets::check_catalog_secrets(&spec.raw)
             .map_err(|message| ConfigError::Catalog { message })?;
+        check_local_warehouse(config, block, spec)?;
         match spec.effective_type() {
             CatalogType::Local => {
                 let layout = local_catalog_layout(spec, &context)?;
@@ -171,5 +172,22 @@ impl TargetTable {
             .into());
         }
         Ok(Table::load(&catalog, &self.namespace, &self.name)?)
+    }
+}
+
+/// Refuses a warehouse on object storage ([`ldp_config::paths::object_warehouse`]).
+fn check_local_warehouse(
+    config: &Config,
+    block: &Block,
+    spec: &ldp_config::CatalogSpec,
+) -> Result<()> {
+    let role = if std::ptr::eq(block, config.target()) {
+        "target"
+    } else {
+        "source"
+    };
+    match ldp_config::paths::object_warehouse(role, spec) {
+        Some(message) => Err(Error::Unsupported { message }),
+        None => Ok(()),
     }
 }

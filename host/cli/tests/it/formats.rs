@@ -1,6 +1,7 @@
 //! Formats (issue 7): every source format into an Iceberg table and back out to CSV gives the
 //! rows and types of the example rides, byte for byte the CSV they came from; the same table
-//! out to Parquet reads back in pyarrow with the same types. The inputs are written by
+//! out to Parquet reads back in pyarrow with the same types, and out to newline-delimited JSON
+//! reads back through ldp's own JSON source to the same CSV. The inputs are written by
 //! `tests/data/formats/make_inputs.py` (pyarrow, openpyxl) from `examples/data/rides.csv`.
 
 use std::path::Path;
@@ -88,6 +89,59 @@ assert a.to_pylist() == b.cast(a.schema.remove_metadata()).to_pylist()
         .filter(|e| e.file_name().to_string_lossy().starts_with(".ldp-staging"))
         .collect();
     assert!(leftovers.is_empty());
+}
+
+/// A JSON target (`json-sink`): the rides written as newline-delimited JSON, from an Iceberg
+/// table and straight from the CSV, read back by the JSON source into a table and out to CSV,
+/// give the CSV they came from, byte for byte (the same rows, and the same types: timestamps,
+/// strings, doubles and integers).
+#[test]
+fn json_targets_read_back_through_the_json_source_to_the_same_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(rides(), d.join("rides.csv")).unwrap();
+    let expected = std::fs::read_to_string(rides()).unwrap();
+    let csv = r#"{"name": "rides", "format": "CSV", "path": "rides.csv"}"#;
+    let jsonl = r#"{"name": "out", "format": "JSON", "path": "out/rides.jsonl"}"#;
+    // (route, what to load into the table first, the source written to JSON)
+    let cases = [
+        ("ICEBERG -> JSON", "IcebergToJSON", Some(csv), TABLE),
+        ("CSV -> JSON", "CSVToJSON", None, csv),
+    ];
+    for (route, pipeline, load, source) in cases {
+        let _ = std::fs::remove_dir_all(d.join("warehouse"));
+        let _ = std::fs::remove_dir_all(d.join("out"));
+        if let Some(load) = load {
+            run(d, "load.json", &config(load, TABLE));
+        }
+        let export = config(source, jsonl);
+        std::fs::write(d.join("export.json"), &export).unwrap();
+        let out = ldp(&["plan", d.join("export.json").to_str().unwrap(), "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{route}: {}", stderr(&out));
+        let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (&plan["route"], &plan["pipeline"]),
+            (&route.into(), &pipeline.into()),
+            "{route}"
+        );
+        run(d, "export.json", &export);
+        // One object per row, every column in order, the timestamp as the JSON source types it.
+        let text = std::fs::read_to_string(d.join("out/rides.jsonl")).unwrap();
+        assert_eq!(text.lines().count(), 20, "{route}");
+        assert_eq!(
+            text.lines().next().unwrap(),
+            r#"{"ride_id":1,"pickup_ts":"2024-01-01 00:54:38.000000","city":"LDN","distance_km":16.17,"fare":32.28}"#,
+            "{route}"
+        );
+        // Back: the JSON into a fresh table, and the table out to CSV.
+        let _ = std::fs::remove_dir_all(d.join("warehouse"));
+        let back = r#"{"name": "rides", "format": "JSON", "path": "out/rides.jsonl"}"#;
+        run(d, "reload.json", &config(back, TABLE));
+        let target = r#"{"name": "out", "format": "CSV", "path": "out/rides.csv"}"#;
+        run(d, "back.json", &config(TABLE, target));
+        let got = std::fs::read_to_string(d.join("out/rides.csv")).unwrap();
+        assert_eq!(got, expected, "{route} -> JSON -> Iceberg -> CSV");
+    }
 }
 
 /// A reader polling the target CSV while `ldp run` rewrites it sees the old file or the new

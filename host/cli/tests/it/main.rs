@@ -8,6 +8,7 @@ mod backfill;
 mod datasets;
 mod demo;
 mod docs;
+mod duckdb;
 mod events;
 mod evolution;
 mod formats;
@@ -20,6 +21,7 @@ mod orchestration;
 mod partitions;
 mod plan;
 mod quality;
+mod s3;
 mod scaffold;
 mod schedule;
 mod staged;
@@ -79,6 +81,7 @@ fn plugins_lists_the_builtins() {
     assert!(text.contains("Reads a CSV file"), "{text}");
     assert_eq!(row("checks")[1..4], ["check", "0.1.0", "checks*"]);
     assert_eq!(row("events-jsonl")[1], "sink");
+    assert_eq!(row("json-sink")[1..4], ["sink", "0.1.0", "path*"]);
 }
 
 #[test]

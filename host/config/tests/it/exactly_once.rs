@@ -353,9 +353,9 @@ fn plans_equal_the_reference_plans() {
             assert_eq!(plan.pipeline.as_deref(), Some("CSVToParquet"));
             let message = case["plan"]["errors"][0].as_str().expect("message");
             let error =
-                ldp_config::find_route(ldp_config::Format::DuckDb, ldp_config::Format::Csv, None)
+                ldp_config::find_route(ldp_config::Format::Iceberg, ldp_config::Format::Xlsx, None)
                     .expect_err("no route");
-            assert_eq!(error, message.replace("CSV -> PARQUET", "DUCKDB -> CSV"));
+            assert_eq!(error, message.replace("CSV -> PARQUET", "ICEBERG -> XLSX"));
             continue;
         }
         let actual = replace_in(

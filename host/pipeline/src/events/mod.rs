@@ -249,6 +249,8 @@ pub(crate) fn error_type(error: &Error) -> &'static str {
         Error::Transform { .. } => "TransformError",
         Error::Source { .. } => "SourceError",
         Error::SourceMissing { .. } => "FileNotFoundError",
+        Error::Storage { source, .. } if source.kind().is_config() => "ConfigError",
+        Error::Storage { .. } => "OSError",
         Error::Sink { .. } => "SinkError",
         Error::Check { .. } => "CheckError",
         Error::Quality { .. } => "DataQualityError",

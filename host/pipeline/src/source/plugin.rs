@@ -49,6 +49,9 @@ pub(crate) struct PluginSource {
     pub path: PathBuf,
     /// `source rides (CSV /abs/rides.csv)`, for messages.
     pub what: String,
+    /// The private folder an `s3://` source was downloaded into (the plugin reads `path` in
+    /// it); removed when the last clone of the source is dropped, after the run.
+    pub download: Option<crate::object::Downloaded>,
 }
 
 impl PluginSource {
@@ -97,6 +100,7 @@ impl PluginSource {
             Format::Json => "json",
             Format::Parquet => "parquet",
             Format::Xlsx => "xlsx",
+            Format::DuckDb => "duckdb",
             other => {
                 return Err(Error::Unsupported {
                     message: format!(
@@ -106,6 +110,41 @@ impl PluginSource {
                 });
             }
         };
+        let (file, shown, download) = if crate::object::is_object(path) {
+            // The host downloads the object; the plugin reads the private copy.
+            let what = format!("source {} ({})", block.name, block.format.as_str());
+            let download = crate::object::download_source(&what, path)?;
+            (download.file.clone(), path.to_string(), Some(download))
+        } else {
+            let file = Self::local_file(config, path)?;
+            (file.clone(), file.display().to_string(), None)
+        };
+        let mut plugin_config = serde_json::json!({
+            "path": file.display().to_string(),
+            "batch_size": SOURCE_BATCH_ROWS,
+        });
+        if block.format == Format::Xlsx {
+            plugin_config["header_row"] = block.header_row.into();
+            match &block.sheet {
+                Some(Sheet::Name(name)) => plugin_config["sheet"] = name.clone().into(),
+                Some(Sheet::Index(index)) => plugin_config["sheet"] = (*index).into(),
+                None => {}
+            }
+        }
+        if block.format == Format::DuckDb {
+            plugin_config = duckdb_config(config, &file)?;
+        }
+        Ok(PluginSource {
+            plugin: Reader::Builtin(plugin),
+            config: plugin_config.to_string(),
+            what: format!("source {} ({} {shown})", block.name, block.format.as_str()),
+            path: file,
+            download,
+        })
+    }
+
+    /// The local source file of `path` (relative to the config's folder), which must exist.
+    fn local_file(config: &Config, path: &str) -> Result<PathBuf> {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let resolved = PathContext::new(config.base_dir.as_deref(), &cwd).resolve(path);
         if let Some(warning) = &resolved.warning {
@@ -125,29 +164,7 @@ impl PluginSource {
                 ),
             });
         }
-        let mut plugin_config = serde_json::json!({
-            "path": file.display().to_string(),
-            "batch_size": SOURCE_BATCH_ROWS,
-        });
-        if block.format == Format::Xlsx {
-            plugin_config["header_row"] = block.header_row.into();
-            match &block.sheet {
-                Some(Sheet::Name(name)) => plugin_config["sheet"] = name.clone().into(),
-                Some(Sheet::Index(index)) => plugin_config["sheet"] = (*index).into(),
-                None => {}
-            }
-        }
-        Ok(PluginSource {
-            plugin: Reader::Builtin(plugin),
-            config: plugin_config.to_string(),
-            what: format!(
-                "source {} ({} {})",
-                block.name,
-                block.format.as_str(),
-                file.display()
-            ),
-            path: file,
-        })
+        Ok(file)
     }
 
     /// A source read by a plugin file: found, checked against its pin, its grants resolved.
@@ -170,11 +187,13 @@ impl PluginSource {
                 limits,
             },
             path,
+            download: None,
         })
     }
 
-    /// The sandbox: read-only access to the file's folder, default limits; a plugin file gets
-    /// what the config grants it instead.
+    /// The sandbox: read-only access to the file's folder (for an `s3://` source, the private
+    /// folder it was downloaded into), default limits; a plugin file gets what the config
+    /// grants it instead.
     pub fn sandbox(&self) -> Sandbox {
         if let Reader::File { grants, limits, .. } = &self.plugin {
             return Sandbox {
@@ -182,10 +201,13 @@ impl PluginSource {
                 limits: limits.clone(),
             };
         }
-        let folder = self
-            .path
-            .parent()
-            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        let folder = match &self.download {
+            Some(download) => download.folder.path().to_path_buf(),
+            None => self
+                .path
+                .parent()
+                .map_or_else(|| PathBuf::from("/"), Path::to_path_buf),
+        };
         Sandbox {
             grants: Grants {
                 read_dirs: vec![folder],
@@ -263,4 +285,33 @@ impl PluginSource {
             source,
         }
     }
+}
+
+/// The duckdb plugin's config: the file, and the relation or the query. A `query_file` is read
+/// here (relative to the config's folder), so the plugin gets its text as `sql` and needs no
+/// grant beyond the database's folder.
+fn duckdb_config(config: &Config, file: &Path) -> Result<serde_json::Value> {
+    let block = config.source();
+    let mut plugin_config = serde_json::json!({
+        "name": block.name,
+        "path": file.display().to_string(),
+    });
+    if let Some(relation) = &block.relation {
+        plugin_config["relation"] = relation.clone().into();
+    } else if let Some(sql) = &block.sql {
+        plugin_config["sql"] = sql.clone().into();
+    } else if let Some(query_file) = &block.query_file {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let path = PathContext::new(config.base_dir.as_deref(), &cwd)
+            .resolve(query_file)
+            .path;
+        let sql = std::fs::read_to_string(&path).map_err(|e| Error::SourceMissing {
+            message: format!(
+                "cannot read the query file {} (metadata.source.query_file {query_file:?}): {e}; the path is relative to the config's folder",
+                path.display()
+            ),
+        })?;
+        plugin_config["sql"] = sql.into();
+    }
+    Ok(plugin_config)
 }

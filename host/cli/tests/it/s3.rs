@@ -1,0 +1,344 @@
+//! `s3://` sources and file targets against a local moto server (`moto[server]`, installed into
+//! `.venv` by `scripts/test`), started on 127.0.0.1 for each test and killed when it ends. The
+//! bucket is made and read back with boto3 (which comes with moto). The `ldp` child alone gets
+//! the AWS environment (endpoint, region, keys): the host downloads and uploads, the plugins
+//! see local files only.
+//!
+//! Without moto the tests fail, never skip, naming the install command.
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{rides, stderr};
+
+const SETUP: &str = "run scripts/test, or: .venv/bin/pip install 'moto[server]==5.2.5'";
+
+/// A moto server on a free port of 127.0.0.1, killed on drop.
+struct Moto {
+    child: Child,
+    endpoint: String,
+}
+
+impl Moto {
+    fn start() -> Moto {
+        let python = super::interop::python();
+        let server = python.with_file_name("moto_server");
+        assert!(
+            server.exists(),
+            "no moto_server next to {}; {SETUP}",
+            python.display()
+        );
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(&server)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}; {SETUP}", server.display()));
+        let mut moto = Moto {
+            child,
+            endpoint: format!("http://127.0.0.1:{port}"),
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = moto.child.try_wait() {
+                panic!("moto_server exited ({status}) before it answered; {SETUP}");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "moto_server did not answer on port {port} within 60 s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        moto.boto(&["mkbucket", "lake"]);
+        moto
+    }
+
+    /// Runs one boto3 step against the server (`mkbucket B`, `put B KEY FILE`, `get B KEY`,
+    /// `keys B`, `uploads B`); its stdout.
+    fn boto(&self, args: &[&str]) -> Vec<u8> {
+        let out = Command::new(super::interop::python())
+            .args(["-c", BOTO, &self.endpoint])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "boto3 {args:?} failed: {}\n({SETUP})",
+            stderr(&out)
+        );
+        out.stdout
+    }
+
+    fn keys(&self) -> Vec<String> {
+        serde_json::from_slice(&self.boto(&["keys", "lake"])).unwrap()
+    }
+
+    /// `ldp ARGS` in `dir` with the AWS environment of this server (on the child only).
+    fn ldp(&self, dir: &Path, args: &[&str]) -> Output {
+        ldp_with(dir, args, |command| {
+            command
+                .env("AWS_ENDPOINT_URL", &self.endpoint)
+                .env("AWS_REGION", "us-east-1")
+                .env("AWS_ACCESS_KEY_ID", "testing")
+                .env("AWS_SECRET_ACCESS_KEY", "testing")
+                .env("NO_PROXY", "127.0.0.1");
+        })
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const BOTO: &str = r#"
+import json, sys
+import boto3
+endpoint, op, bucket = sys.argv[1], sys.argv[2], sys.argv[3]
+s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                  aws_access_key_id="testing", aws_secret_access_key="testing")
+if op == "mkbucket":
+    s3.create_bucket(Bucket=bucket)
+elif op == "put":
+    with open(sys.argv[5], "rb") as f:
+        s3.put_object(Bucket=bucket, Key=sys.argv[4], Body=f.read())
+elif op == "get":
+    sys.stdout.buffer.write(s3.get_object(Bucket=bucket, Key=sys.argv[4])["Body"].read())
+elif op == "keys":
+    print(json.dumps(sorted(o["Key"] for o in s3.list_objects_v2(Bucket=bucket).get("Contents", []))))
+elif op == "uploads":
+    print(len(s3.list_multipart_uploads(Bucket=bucket).get("Uploads", [])))
+"#;
+
+/// `ldp ARGS` in `dir`, without any AWS variable of the test's own environment.
+fn ldp_with(dir: &Path, args: &[&str], env: impl FnOnce(&mut Command)) -> Output {
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ldp"));
+    command
+        .current_dir(dir)
+        .args(["--cache-dir", cache.to_str().unwrap()])
+        .args(args);
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("AWS_") {
+            command.env_remove(key);
+        }
+    }
+    env(&mut command);
+    command.output().expect("ldp runs")
+}
+
+fn write(dir: &Path, name: &str, config: serde_json::Value) {
+    std::fs::write(dir.join(name), config.to_string()).unwrap();
+}
+
+fn table_block() -> serde_json::Value {
+    serde_json::json!({"name": "rides", "format": "ICEBERG", "write_mode": "overwrite",
+        "catalog": {"identifier": "nyc", "warehouse_path": "warehouse"}})
+}
+
+fn export(target: &str, quality: Option<serde_json::Value>) -> serde_json::Value {
+    let mut config = serde_json::json!({"identifier": "rides_export", "metadata": {
+        "source": table_block(),
+        "target": {"name": "rides_csv", "format": "CSV", "path": target}}});
+    if let Some(quality) = quality {
+        config["metadata"]["quality"] = quality;
+    }
+    config
+}
+
+fn ids(csv: &[u8]) -> Vec<String> {
+    let mut ids: Vec<String> = String::from_utf8_lossy(csv)
+        .lines()
+        .skip(1)
+        .map(|line| {
+            line.split(',')
+                .next()
+                .unwrap()
+                .trim_matches('"')
+                .to_string()
+        })
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn a_csv_on_s3_goes_into_iceberg_and_back_out_to_s3() {
+    let moto = Moto::start();
+    let dir = tempfile::tempdir().unwrap();
+    moto.boto(&["put", "lake", "drops/rides.csv", rides().to_str().unwrap()]);
+    write(
+        dir.path(),
+        "load.json",
+        serde_json::json!({"identifier": "rides", "metadata": {
+            "source": {"name": "rides", "format": "CSV", "path": "s3://lake/drops/rides.csv"},
+            "target": table_block()}}),
+    );
+    let out = moto.ldp(dir.path(), &["run", "load.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    write(
+        dir.path(),
+        "export.json",
+        export("s3a://lake/exports/rides.csv", None),
+    );
+    let out = moto.ldp(dir.path(), &["run", "export.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The same export to a local file: the object holds the same bytes.
+    write(dir.path(), "local.json", export("rides_local.csv", None));
+    let out = moto.ldp(dir.path(), &["run", "local.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let object = moto.boto(&["get", "lake", "exports/rides.csv"]);
+    let local = std::fs::read(dir.path().join("rides_local.csv")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&object),
+        String::from_utf8_lossy(&local)
+    );
+    let original = std::fs::read(rides()).unwrap();
+    assert_eq!(ids(&object), ids(&original));
+    assert_eq!(ids(&object).len(), 20);
+    // Nothing else in the bucket: no staged or partial objects, no open uploads.
+    assert_eq!(moto.keys(), ["drops/rides.csv", "exports/rides.csv"]);
+    assert_eq!(moto.boto(&["uploads", "lake"]), b"0\n");
+}
+
+#[test]
+fn a_windowed_s3_source_a_missing_object_and_a_blocked_export() {
+    let moto = Moto::start();
+    let dir = tempfile::tempdir().unwrap();
+    let drops = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/workflows/drops");
+    moto.boto(&[
+        "put",
+        "lake",
+        "drops/orders_2026-08-01.csv",
+        drops.join("orders_2026-08-01.csv").to_str().unwrap(),
+    ]);
+    let mut daily: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../examples/workflows/daily_orders.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    daily["metadata"]["source"]["path"] =
+        "s3://lake/drops/orders_{window_start:%Y-%m-%d}.csv".into();
+    write(dir.path(), "daily.json", daily);
+    // The placeholder is filled before the download.
+    let out = moto.ldp(
+        dir.path(),
+        &[
+            "run",
+            "daily.json",
+            "--window",
+            "2026-07-31T22:00:00Z/2026-08-01T22:00:00Z",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The next day's drop has not landed: a missing source, named by its URI.
+    let out = moto.ldp(
+        dir.path(),
+        &[
+            "run",
+            "daily.json",
+            "--window",
+            "2026-08-01T22:00:00Z/2026-08-02T22:00:00Z",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("the source object s3://lake/drops/orders_2026-08-02.csv does not exist"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A check that blocks the export uploads nothing.
+    moto.boto(&["put", "lake", "drops/rides.csv", rides().to_str().unwrap()]);
+    write(
+        dir.path(),
+        "load.json",
+        serde_json::json!({"identifier": "rides", "metadata": {
+            "source": {"name": "rides", "format": "CSV", "path": "s3n://lake/drops/rides.csv"},
+            "target": table_block()}}),
+    );
+    let out = moto.ldp(dir.path(), &["run", "load.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let blocking =
+        serde_json::json!({"on_failure": "fail", "checks": [{"check": "row_count", "min": 1000}]});
+    write(
+        dir.path(),
+        "export.json",
+        export("s3://lake/exports/rides.csv", Some(blocking)),
+    );
+    let out = moto.ldp(dir.path(), &["run", "export.json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(
+        moto.keys(),
+        ["drops/orders_2026-08-01.csv", "drops/rides.csv"]
+    );
+    assert_eq!(moto.boto(&["uploads", "lake"]), b"0\n");
+}
+
+#[test]
+fn credentials_in_a_uri_and_a_warehouse_on_s3_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let no_env = |args: &[&str]| ldp_with(dir.path(), args, |_| {});
+    write(
+        dir.path(),
+        "source.json",
+        serde_json::json!({"identifier": "rides", "metadata": {
+            "source": {"name": "rides", "format": "CSV", "path": "s3://someone:hunter2@lake/drops/rides.csv"},
+            "target": table_block()}}),
+    );
+    write(
+        dir.path(),
+        "target.json",
+        export("s3://someone@lake/exports/rides.csv", None),
+    );
+    for config in ["source.json", "target.json"] {
+        let out = no_env(&["run", config]);
+        let text = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(
+            text.contains("must not carry credentials")
+                && text.contains("AWS_ACCESS_KEY_ID")
+                && text.contains("s3://***@lake/"),
+            "{config}: {text}"
+        );
+        assert!(
+            !text.contains("hunter2") && !text.contains("someone"),
+            "{text}"
+        );
+    }
+
+    let mut table = table_block();
+    table["catalog"]["warehouse_path"] = "s3://lake/warehouse".into();
+    write(
+        dir.path(),
+        "warehouse.json",
+        serde_json::json!({"identifier": "rides", "metadata": {
+            "source": {"name": "rides", "format": "CSV", "path": rides().to_str().unwrap()},
+            "target": table}}),
+    );
+    let says = "metadata.target.catalog.warehouse_path 's3://lake/warehouse' is on object storage; \
+                in this build the Iceberg warehouse must be a local folder";
+    for command in ["run", "plan"] {
+        let out = no_env(&[command, "warehouse.json"]);
+        let text = format!("{}{}", super::stdout(&out), stderr(&out));
+        assert_eq!(out.status.code(), Some(1), "{command}: {text}");
+        assert!(text.contains(says), "{command}: {text}");
+    }
+    assert!(!dir.path().join("s3:").exists());
+}
