@@ -177,35 +177,68 @@ fn resolve_lexically(base: &Path, path: &Path) -> PathBuf {
     resolved
 }
 
-/// The error for a `local` or `sql` catalog whose warehouse is on object storage (`s3://…`):
-/// this build keeps Iceberg tables in a local folder; `role` is `source` or `target`. Other
-/// catalog types are refused for their type elsewhere.
+/// The error for a `local` catalog (or a `sql` block in the local shape) whose warehouse is on
+/// object storage (`s3://…`): its `warehouse_path` also holds the SQLite catalog file, which must
+/// stay local; `role` is `source` or `target`. A `sql` catalog with a local `uri` may keep its
+/// `warehouse` on `s3://` (see [`object_warehouse_uri`]). Other catalog types are refused for
+/// their type elsewhere.
 pub fn object_warehouse(role: &str, spec: &CatalogSpec) -> Option<String> {
-    if !matches!(spec.effective_type(), CatalogType::Local | CatalogType::Sql) {
+    if let Some(warehouse) = object_warehouse_uri(spec) {
+        let scheme = warehouse.split_once("://").map_or("", |(scheme, _)| scheme);
+        if !["s3", "s3a", "s3n"]
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(scheme))
+        {
+            return Some(format!(
+                "metadata.{role}.catalog.warehouse {} is not on S3; this ldp keeps an Iceberg \
+                 warehouse in a local folder or on s3:// only",
+                repr_str(&warehouse)
+            ));
+        }
         return None;
     }
-    let is_object = |value: &str| {
-        value.split_once("://").is_some_and(|(scheme, _)| {
-            scheme.len() > 1
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-                && !scheme.eq_ignore_ascii_case("file")
-        })
-    };
+    if spec.effective_type() != CatalogType::Local {
+        return None;
+    }
     [
         ("warehouse_path", spec.warehouse_path.as_deref()),
         ("warehouse", spec.warehouse.as_deref()),
     ]
     .into_iter()
     .find_map(|(key, value)| {
-        let value = value.filter(|value| is_object(value))?;
+        let value = value.filter(|value| is_object_location(value))?;
         Some(format!(
-            "metadata.{role}.catalog.{key} {} is on object storage; in this build the Iceberg \
-             warehouse must be a local folder (s3:// paths work for file sources and file targets). \
-             Set {key} to a local folder",
-            repr_str(value)
+            "metadata.{role}.catalog.{key} {} is on object storage; a local catalog keeps its \
+             SQLite file in the warehouse folder, which must be local. For a warehouse on s3://, \
+             use a sql catalog with a local SQLite uri and an s3 warehouse \
+             (\"type\": \"sql\", \"uri\": \"sqlite:///catalog.db\", \"warehouse\": {})",
+            repr_str(value),
+            serde_json::Value::String(value.to_string())
         ))
+    })
+}
+
+/// The `warehouse` of a `sql` catalog when it is on object storage (`s3://bucket/prefix`,
+/// without a trailing `/`): its tables live at `<warehouse>/<namespace>/<table>` in the bucket.
+/// `None` for any other catalog or a local warehouse.
+pub fn object_warehouse_uri(spec: &CatalogSpec) -> Option<String> {
+    if spec.effective_type() != CatalogType::Sql {
+        return None;
+    }
+    spec.warehouse
+        .as_deref()
+        .filter(|value| is_object_location(value))
+        .map(|value| value.trim_end_matches('/').to_string())
+}
+
+/// Whether `value` is a URL whose scheme is not `file` (`s3://…`, `gs://…`).
+fn is_object_location(value: &str) -> bool {
+    value.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.len() > 1
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && !scheme.eq_ignore_ascii_case("file")
     })
 }
 

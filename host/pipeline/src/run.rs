@@ -741,14 +741,26 @@ impl Pipeline {
     ) -> Result<(Table, bool)> {
         let t = &self.target;
         let partition = partition_columns(&self.config);
-        match Table::create_partitioned(
-            catalog,
-            &t.namespace,
-            &t.name,
-            schema,
-            &partition,
-            &t.location,
-        ) {
+        let created = match &t.object_location {
+            Some(location) => Table::create_at_location(
+                catalog,
+                &t.namespace,
+                &t.name,
+                schema,
+                &partition,
+                location,
+                &[],
+            ),
+            None => Table::create_partitioned(
+                catalog,
+                &t.namespace,
+                &t.name,
+                schema,
+                &partition,
+                &t.location,
+            ),
+        };
+        match created {
             Ok(table) => {
                 tracing::info!(table = %t.identifier(), "created the table");
                 Ok((table, true))
@@ -770,6 +782,14 @@ impl Pipeline {
             return;
         }
         match catalog.drop_table(&t.namespace, &t.name) {
+            Ok(record) if t.object_location.is_some() => {
+                // On object storage the table's first metadata object stays (an orphan).
+                tracing::debug!(
+                    table = %t.identifier(),
+                    metadata = record.metadata_location,
+                    "dropped the table this run created"
+                );
+            }
             Ok(record) => {
                 if let Some(path) = record.metadata_location.strip_prefix("file://") {
                     let _ = std::fs::remove_file(path);

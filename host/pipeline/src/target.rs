@@ -60,6 +60,9 @@ pub struct TargetTable {
     pub location: PathBuf,
     /// Whether the catalog is a `local` one (the write lock is local-only, §4.2).
     pub local: bool,
+    /// The table's `s3://` location when a `sql` catalog's warehouse is on object storage;
+    /// `warehouse` and `location` then hold the `s3://` URIs as they are (not local folders).
+    pub object_location: Option<String>,
 }
 
 impl TargetTable {
@@ -104,6 +107,7 @@ impl TargetTable {
                     namespace: layout.namespace,
                     name: block.name.clone(),
                     local: true,
+                    object_location: None,
                 })
             }
             CatalogType::Sql => {
@@ -118,6 +122,19 @@ impl TargetTable {
                 let namespace = spec.table_namespace().ok_or_else(|| ConfigError::Catalog {
                     message: "sql catalog spec needs 'namespace' or 'identifier'".into(),
                 })?;
+                if let Some(warehouse) = ldp_config::paths::object_warehouse_uri(spec) {
+                    let location = format!("{warehouse}/{namespace}/{}", block.name);
+                    return Ok(TargetTable {
+                        location: PathBuf::from(&location),
+                        catalog_file: file,
+                        catalog_name: spec.catalog_name(),
+                        namespace: namespace.to_string(),
+                        warehouse: PathBuf::from(warehouse),
+                        name: block.name.clone(),
+                        local: false,
+                        object_location: Some(location),
+                    });
+                }
                 let warehouse = match spec.warehouse.as_deref() {
                     Some(w) => context.resolve(w.strip_prefix("file://").unwrap_or(w)).path,
                     None => file.parent().map_or_else(|| cwd.clone(), Path::to_path_buf),
@@ -130,6 +147,7 @@ impl TargetTable {
                     warehouse,
                     name: block.name.clone(),
                     local: false,
+                    object_location: None,
                 })
             }
             other => Err(Error::Unsupported {
@@ -175,7 +193,8 @@ impl TargetTable {
     }
 }
 
-/// Refuses a warehouse on object storage ([`ldp_config::paths::object_warehouse`]).
+/// Refuses a `local` catalog's warehouse on object storage, and a `sql` one's that is not on
+/// S3 ([`ldp_config::paths::object_warehouse`]).
 fn check_local_warehouse(
     config: &Config,
     block: &Block,

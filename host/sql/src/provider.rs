@@ -1,6 +1,7 @@
 //! One Iceberg snapshot as a DataFusion table: a listing table over the snapshot's live data
 //! files that a query's filters may need (see [`crate::pruning`]), with the schema the snapshot
-//! was written with.
+//! was written with. Data files on `s3://` are read through the object store of their bucket,
+//! registered with the session on the first scan that needs it.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -13,6 +14,8 @@ use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::{Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 use ldp_table::Table;
@@ -118,8 +121,35 @@ impl TableProvider for SnapshotTable {
                 .scan(state, projection, filters, limit)
                 .await;
         }
+        register_object_stores(state.runtime_env(), &kept)?;
         self.listing(&kept)?
             .scan(state, projection, filters, limit)
             .await
     }
+}
+
+/// Registers the object store of every bucket (`s3://bucket`) the data files `files` are in
+/// and the session does not know yet, as `ldp-storage` builds it from the environment.
+fn register_object_stores(
+    runtime: &Arc<RuntimeEnv>,
+    files: &[&FileStats],
+) -> datafusion::error::Result<()> {
+    for file in files {
+        if !ldp_table::is_object_location(&file.uri) {
+            continue;
+        }
+        let Some((scheme, rest)) = file.uri.split_once("://") else {
+            continue;
+        };
+        let bucket = rest.split('/').next().unwrap_or_default();
+        let url = ObjectStoreUrl::parse(format!("{scheme}://{bucket}"))?;
+        if runtime.object_store(&url).is_ok() {
+            continue;
+        }
+        let store = ldp_storage::bucket_store(bucket)
+            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+        runtime.register_object_store(url.as_ref(), store);
+        tracing::debug!(bucket, "registered the object store of a bucket");
+    }
+    Ok(())
 }

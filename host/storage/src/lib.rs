@@ -18,6 +18,10 @@
 //!   a multipart upload in [`PART_SIZE`] parts otherwise, aborted if any part fails. Either
 //!   way the object appears only when the upload completes (S3's semantics for `PUT` and
 //!   `CompleteMultipartUpload`), so a reader sees the old object or the new one.
+//! * [`ObjectStorage::read`], [`ObjectStorage::read_range`], [`ObjectStorage::write`],
+//!   [`ObjectStorage::size`] and [`ObjectStorage::delete`] serve Iceberg tables whose warehouse
+//!   is on `s3://` (`ldp-table`'s iceberg storage); [`bucket_store`] gives a bucket's store to
+//!   DataFusion for `ldp query`.
 //!
 //! The host is synchronous: each [`ObjectStorage`] owns a current-thread tokio runtime that
 //! drives its requests, and runs them on a helper thread when the caller is itself inside a
@@ -235,6 +239,84 @@ impl ObjectStorage {
         Ok(written)
     }
 
+    /// The whole object `uri` in memory (a table's metadata, manifests and data files).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotFound`] when there is no such object, [`Error::Store`] when a request fails.
+    pub fn read(&self, uri: &ObjectUri) -> Result<bytes::Bytes> {
+        self.executor.run(|| async {
+            let object = self
+                .store
+                .get(uri.key())
+                .await
+                .map_err(|e| Error::store("read", uri.as_str(), e))?;
+            object
+                .bytes()
+                .await
+                .map_err(|e| Error::store("read", uri.as_str(), e))
+        })
+    }
+
+    /// The bytes `range` of the object `uri`.
+    ///
+    /// # Errors
+    ///
+    /// As [`ObjectStorage::read`].
+    pub fn read_range(&self, uri: &ObjectUri, range: std::ops::Range<u64>) -> Result<bytes::Bytes> {
+        self.executor.run(|| async {
+            self.store
+                .get_range(uri.key(), range)
+                .await
+                .map_err(|e| Error::store("read", uri.as_str(), e))
+        })
+    }
+
+    /// The size in bytes of the object `uri`, `None` when there is no such object.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] when the request fails.
+    pub fn size(&self, uri: &ObjectUri) -> Result<Option<u64>> {
+        self.executor.run(|| async {
+            match self.store.head(uri.key()).await {
+                Ok(meta) => Ok(Some(meta.size)),
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(Error::store("check", uri.as_str(), e)),
+            }
+        })
+    }
+
+    /// Puts `bytes` as the object `uri` in one request, replacing any object there; the object
+    /// appears whole when the request completes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] when the request fails.
+    pub fn write(&self, uri: &ObjectUri, bytes: bytes::Bytes) -> Result<()> {
+        self.executor.run(|| async {
+            self.store
+                .put(uri.key(), PutPayload::from(bytes))
+                .await
+                .map(|_| ())
+                .map_err(|e| Error::store("upload", uri.as_str(), e))
+        })
+    }
+
+    /// Deletes the object `uri`; a missing object is not an error.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] when the request fails.
+    pub fn delete(&self, uri: &ObjectUri) -> Result<()> {
+        self.executor.run(|| async {
+            match self.store.delete(uri.key()).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(e) => Err(Error::store("delete", uri.as_str(), e)),
+            }
+        })
+    }
+
     /// Whether the object `uri` exists.
     ///
     /// # Errors
@@ -249,6 +331,25 @@ impl ObjectStorage {
             }
         })
     }
+}
+
+/// The store of `bucket`, configured from the process environment as
+/// [`ObjectStorage::from_env`] configures it, for callers that drive it from their own tokio
+/// runtime (DataFusion's object store registry for `ldp query` over tables on `s3://`).
+///
+/// # Errors
+///
+/// [`Error::Config`] when the environment does not make a store.
+pub fn bucket_store(bucket: &str) -> Result<Arc<dyn ObjectStore>> {
+    let vars = std::env::vars_os()
+        .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)));
+    let store = s3_builder(bucket, vars)
+        .build()
+        .map_err(|source| Error::Config {
+            uri: format!("s3://{bucket}"),
+            source,
+        })?;
+    Ok(Arc::new(store))
 }
 
 /// Reads `file` in parts of `part_size` and hands them to `upload`, at most

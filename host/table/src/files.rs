@@ -5,19 +5,28 @@ use std::future::Future;
 use std::io::Write;
 
 use crate::error::{Error, Result};
+use crate::io::{file_io_for, is_object_location};
 use crate::location::local_path;
 
 /// Runs one of iceberg-rust's futures to completion on the calling thread.
 ///
 /// iceberg's local file I/O, manifest and Parquet writers do their work synchronously inside
-/// `async fn`s and never need a reactor, so a plain executor is enough; unlike a tokio runtime
-/// created here, it does not panic when the caller itself runs inside one.
+/// `async fn`s and never need a reactor (the S3 storage of [`crate::io`] blocks on its own
+/// runtime), so a plain executor is enough; unlike a tokio runtime created here, it does not
+/// panic when the caller itself runs inside one.
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     futures_executor::block_on(future)
 }
 
 /// Writes `bytes` to the file at `uri`, which must not exist yet (parent folders are created).
+/// On object storage the object is put whole, without a "must not exist" condition (the names
+/// written here carry a fresh UUID).
 pub(crate) fn write_new(table: &str, uri: &str, bytes: &[u8]) -> Result<()> {
+    if is_object_location(uri) {
+        let bytes = bytes::Bytes::copy_from_slice(bytes);
+        return block_on(async { file_io_for(uri).new_output(uri)?.write(bytes).await })
+            .map_err(|source| Error::iceberg(table, format!("cannot write {uri}"), source));
+    }
     let path = local_path(table, uri)?;
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
@@ -81,6 +90,10 @@ impl Drop for FileGuard {
 
 /// Deletes one file; a missing file is not an error.
 pub(crate) fn delete(table: &str, uri: &str) -> Result<()> {
+    if is_object_location(uri) {
+        return block_on(file_io_for(uri).delete(uri))
+            .map_err(|source| Error::iceberg(table, format!("cannot delete {uri}"), source));
+    }
     let path = local_path(table, uri)?;
     match std::fs::remove_file(&path) {
         Ok(()) => Ok(()),

@@ -6,7 +6,8 @@
 //! * manifests: `<location>/metadata/<commit uuid>-m<n>.avro`;
 //! * manifest list: `<location>/metadata/snap-<snapshot id>-0-<commit uuid>.avro`.
 //!
-//! Locations are `file://` URIs of absolute paths; only the local file system is supported.
+//! Locations are `file://` URIs of absolute paths, or `s3://` URIs for a `sql` catalog's
+//! warehouse on object storage (their files go through the S3 storage of `src/io.rs`).
 
 use std::path::{Path, PathBuf};
 

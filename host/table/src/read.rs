@@ -13,6 +13,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::{Error, Result};
 use crate::files::block_on;
+use crate::io::is_object_location;
 use crate::location::local_path;
 use crate::table::Table;
 
@@ -179,8 +180,18 @@ impl Table {
         batch_rows: Option<usize>,
     ) -> Result<impl Iterator<Item = Result<RecordBatch>> + use<>> {
         let table = self.identifier().to_string();
-        let path = local_path(&table, uri)?;
-        let handle = File::open(&path).map_err(|e| Error::io(&table, "open", &path, e))?;
+        // On object storage the whole file is fetched into memory (first version; `Bytes` is a
+        // Parquet `ChunkReader`).
+        let reader = if is_object_location(uri) {
+            let bytes = block_on(async { self.file_io().new_input(uri)?.read().await }).map_err(
+                |source| Error::iceberg(&table, format!("cannot read the data file {uri}"), source),
+            )?;
+            parquet_reader(bytes, batch_rows)
+        } else {
+            let path = local_path(&table, uri)?;
+            let handle = File::open(&path).map_err(|e| Error::io(&table, "open", &path, e))?;
+            parquet_reader(handle, batch_rows)
+        };
         let uri = uri.to_string();
         let parquet = move |source| Error::Parquet {
             table: table.clone(),
@@ -188,11 +199,7 @@ impl Table {
             path: uri.clone(),
             source: Box::new(source),
         };
-        let mut builder = ParquetRecordBatchReaderBuilder::try_new(handle).map_err(&parquet)?;
-        if let Some(rows) = batch_rows {
-            builder = builder.with_batch_size(rows);
-        }
-        let reader = builder.build().map_err(&parquet)?;
+        let reader = reader.map_err(&parquet)?;
         Ok(reader.map(move |batch| batch.map_err(|e| parquet(e.into()))))
     }
 
@@ -288,6 +295,18 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d)
+}
+
+/// A Parquet reader over `input` in batches of `batch_rows` (default: the reader's 1024).
+fn parquet_reader<T: parquet::file::reader::ChunkReader + 'static>(
+    input: T,
+    batch_rows: Option<usize>,
+) -> parquet::errors::Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader> {
+    let mut builder = ParquetRecordBatchReaderBuilder::try_new(input)?;
+    if let Some(rows) = batch_rows {
+        builder = builder.with_batch_size(rows);
+    }
+    builder.build()
 }
 
 #[cfg(test)]

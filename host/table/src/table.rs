@@ -14,6 +14,7 @@ use ldp_catalog::{Catalog, ErrorKind as CatalogErrorKind, qualified};
 
 use crate::error::{Error, Result};
 use crate::files::{block_on, delete, write_new};
+use crate::io::file_io_for;
 use crate::location::{file_uri, next_metadata_file};
 use crate::partition::{PartitionColumn, unbound_spec};
 use crate::schema::{arrow_schema, iceberg_schema};
@@ -72,7 +73,7 @@ impl Table {
         metadata_location: &str,
     ) -> Result<Table> {
         let identifier = qualified(namespace, name);
-        let file_io = FileIO::new_with_fs();
+        let file_io = file_io_for(metadata_location);
         let metadata =
             block_on(TableMetadata::read_from(&file_io, metadata_location)).map_err(|source| {
                 Error::iceberg(
@@ -155,6 +156,36 @@ impl Table {
                 ),
             ));
         }
+        Table::create_at_location(
+            catalog,
+            namespace,
+            name,
+            schema,
+            partition,
+            &file_uri(location),
+            properties,
+        )
+    }
+
+    /// As [`Table::create_with_properties`], at `location_uri`: a `file://` URI, or an
+    /// `s3://bucket/prefix/<namespace>/<table>` URI for a warehouse on object storage (metadata,
+    /// manifests and data files then go to the bucket, and the catalog row points at the
+    /// `s3://` metadata file, as pyiceberg's `SqlCatalog` expects).
+    ///
+    /// # Errors
+    ///
+    /// As [`Table::create_partitioned`].
+    pub fn create_at_location(
+        catalog: &Catalog,
+        namespace: &str,
+        name: &str,
+        schema: &ArrowSchema,
+        partition: &[PartitionColumn],
+        location_uri: &str,
+        properties: &[(&str, &str)],
+    ) -> Result<Table> {
+        let identifier = qualified(namespace, name);
+        let location_uri = location_uri.to_string();
         if catalog.table_exists(namespace, name)? {
             return Err(ldp_catalog::Error::TableExists {
                 file: catalog.file().to_path_buf(),
@@ -164,7 +195,7 @@ impl Table {
         }
         let iceberg_schema = iceberg_schema(&identifier, schema)?;
         let spec = unbound_spec(&identifier, &iceberg_schema, partition)?;
-        let location_uri = file_uri(location);
+        let file_io = file_io_for(&location_uri);
         let metadata = TableMetadataBuilder::new(
             iceberg_schema,
             spec,
@@ -197,7 +228,7 @@ impl Table {
             identifier,
             metadata_location,
             metadata,
-            file_io: FileIO::new_with_fs(),
+            file_io,
             branch: None,
         })
     }

@@ -333,12 +333,135 @@ fn credentials_in_a_uri_and_a_warehouse_on_s3_are_refused() {
             "target": table}}),
     );
     let says = "metadata.target.catalog.warehouse_path 's3://lake/warehouse' is on object storage; \
-                in this build the Iceberg warehouse must be a local folder";
+                a local catalog keeps its SQLite file in the warehouse folder, which must be local";
     for command in ["run", "plan"] {
         let out = no_env(&[command, "warehouse.json"]);
         let text = format!("{}{}", super::stdout(&out), stderr(&out));
         assert_eq!(out.status.code(), Some(1), "{command}: {text}");
         assert!(text.contains(says), "{command}: {text}");
+        assert!(
+            text.contains("use a sql catalog with a local SQLite uri and an s3 warehouse"),
+            "{command}: {text}"
+        );
     }
     assert!(!dir.path().join("s3:").exists());
+}
+
+/// The Iceberg block of a `sql` catalog on a local SQLite file whose warehouse is on S3.
+fn s3_table_block(dir: &Path, write_mode: &str) -> serde_json::Value {
+    let uri = format!("sqlite:///{}", dir.join("catalog.db").display());
+    serde_json::json!({"name": "rides", "format": "ICEBERG", "write_mode": write_mode,
+        "catalog": {"type": "sql", "name": "lakecat", "namespace": "nyc", "uri": uri,
+            "warehouse": "s3://lake/wh"}})
+}
+
+const PYICEBERG: &str = r#"
+import json, sys
+from pyiceberg.catalog.sql import SqlCatalog
+endpoint, db = sys.argv[1], sys.argv[2]
+catalog = SqlCatalog("lakecat", uri=f"sqlite:///{db}", warehouse="s3://lake/wh", **{
+    "s3.endpoint": endpoint, "s3.access-key-id": "testing",
+    "s3.secret-access-key": "testing", "s3.region": "us-east-1"})
+table = catalog.load_table(("nyc", "rides"))
+data = table.scan().to_arrow()
+print(json.dumps({"rows": data.num_rows, "columns": data.column_names,
+                  "location": table.metadata_location,
+                  "snapshots": len(table.metadata.snapshots)}))
+"#;
+
+#[test]
+fn a_warehouse_on_s3_in_a_sql_catalog() {
+    let moto = Moto::start();
+    let dir = tempfile::tempdir().unwrap();
+    moto.boto(&["put", "lake", "drops/rides.csv", rides().to_str().unwrap()]);
+    write(
+        dir.path(),
+        "load.json",
+        serde_json::json!({"identifier": "rides", "metadata": {
+            "source": {"name": "rides", "format": "CSV", "path": "s3://lake/drops/rides.csv"},
+            "target": s3_table_block(dir.path(), "append")}}),
+    );
+    let out = moto.ldp(dir.path(), &["plan", "load.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Two loads: two commits on S3.
+    for _ in 0..2 {
+        let out = moto.ldp(dir.path(), &["run", "load.json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    // Nothing of the table on the local disk: only the catalog file.
+    assert!(!dir.path().join("wh").exists() && !dir.path().join("s3:").exists());
+    let keys = moto.keys();
+    let under = |prefix: &str, suffix: &str| {
+        keys.iter()
+            .filter(|k| k.starts_with(prefix) && k.ends_with(suffix))
+            .count()
+    };
+    assert_eq!(under("wh/nyc/rides/data/", ".parquet"), 2, "{keys:?}");
+    assert_eq!(
+        under("wh/nyc/rides/metadata/", ".metadata.json"),
+        3,
+        "{keys:?}"
+    );
+    assert!(
+        under("wh/nyc/rides/metadata/snap-", ".avro") == 2,
+        "{keys:?}"
+    );
+
+    // ldp query reads the table from the bucket.
+    let out = moto.ldp(
+        dir.path(),
+        &[
+            "query",
+            "load.json",
+            "SELECT count(*) AS n FROM rides",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["rows"][0]["n"], 40, "{}", super::stdout(&out));
+
+    // The table feeds an export to S3.
+    write(
+        dir.path(),
+        "export.json",
+        serde_json::json!({"identifier": "rides_export", "metadata": {
+            "source": s3_table_block(dir.path(), "append"),
+            "target": {"name": "rides_csv", "format": "CSV", "path": "s3://lake/exports/rides.csv"}}}),
+    );
+    let out = moto.ldp(dir.path(), &["run", "export.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let object = moto.boto(&["get", "lake", "exports/rides.csv"]);
+    let original = std::fs::read(rides()).unwrap();
+    let mut twice = ids(&original);
+    twice.extend(ids(&original));
+    twice.sort();
+    assert_eq!(ids(&object), twice);
+
+    // pyiceberg's SqlCatalog reads the same table from the same bucket.
+    let db = dir.path().join("catalog.db");
+    let out = Command::new(super::interop::python())
+        .args(["-c", PYICEBERG, &moto.endpoint, db.to_str().unwrap()])
+        .env("NO_PROXY", "127.0.0.1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "pyiceberg: {}", stderr(&out));
+    let read: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let header = String::from_utf8_lossy(&original)
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|c| c.trim_matches('"').to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(read["rows"], 40, "{read}");
+    assert_eq!(read["columns"], serde_json::json!(header), "{read}");
+    assert_eq!(read["snapshots"], 2, "{read}");
+    assert!(
+        read["location"]
+            .as_str()
+            .unwrap()
+            .starts_with("s3://lake/wh/nyc/rides/metadata/00002-"),
+        "{read}"
+    );
 }

@@ -283,7 +283,10 @@ fn source_ref(config: &Config) -> DatasetRef {
 pub(crate) fn iceberg_ref(table: &TargetTable) -> DatasetRef {
     DatasetRef::iceberg(
         &table.identifier(),
-        Some(&ldp_events::file_uri(&table.warehouse)),
+        Some(&match &table.object_location {
+            Some(_) => table.warehouse.display().to_string(),
+            None => ldp_events::file_uri(&table.warehouse),
+        }),
         &table.catalog_name,
         None,
     )
