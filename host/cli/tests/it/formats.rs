@@ -194,3 +194,54 @@ fn a_reader_never_sees_a_partial_target_file() {
         "the new file is whole"
     );
 }
+
+/// An Iceberg source pinned (issue 7: "at the current snapshot, or a pinned one"):
+/// `snapshot_id` reads the table as that snapshot left it, `ref` the snapshot a branch or tag
+/// points at; a ref the table does not have is named.
+#[test]
+fn an_iceberg_source_reads_a_pinned_snapshot_or_ref() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(rides(), d.join("rides.csv")).unwrap();
+    let original = std::fs::read_to_string(rides()).unwrap();
+    let more: String = original.lines().take(3).map(|l| format!("{l}\n")).collect();
+    std::fs::write(d.join("more.csv"), &more).unwrap();
+    for file in ["rides.csv", "more.csv"] {
+        let source = format!(r#"{{"name": "rides", "format": "CSV", "path": "{file}"}}"#);
+        run(d, "load.json", &config(&source, TABLE));
+    }
+    let out = ldp(&["snapshots", d.join("load.json").to_str().unwrap(), "--json"]);
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<i64> = listed["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["snapshot_id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2, "{listed}");
+    let export = |pin: &str| {
+        let source = TABLE.replacen("\"ICEBERG\",", &format!("\"ICEBERG\", {pin}"), 1);
+        let target = r#"{"name": "out", "format": "CSV", "path": "out/rides.csv"}"#;
+        let file = d.join("export.json");
+        std::fs::write(&file, config(&source, target)).unwrap();
+        ldp(&["run", file.to_str().unwrap()])
+    };
+    let rows = |text: &str| text.lines().count() - 1;
+    let read = || std::fs::read_to_string(d.join("out/rides.csv")).unwrap();
+    let out = export(&format!(r#""snapshot_id": {},"#, ids[0]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(read(), original, "the first snapshot is the first load");
+    let out = export(r#""ref": "main","#);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(rows(&read()), rows(&original) + 2);
+    let out = export(r#""ref": "nightly","#);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("has no tag or branch 'nightly'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = export(r#""snapshot_id": 1, "ref": "main","#);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not both"), "{}", stderr(&out));
+}

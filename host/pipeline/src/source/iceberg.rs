@@ -1,6 +1,10 @@
 //! An Iceberg table as a source (`"format": "ICEBERG"` in `metadata.source`): the host reads
 //! the table's data files at its current snapshot, one file at a time, so tables feed tables
 //! and files in bounded memory. Nothing is written to it.
+//!
+//! A source may be pinned (ldp's own keys): `"snapshot_id": 123` reads that snapshot, `"ref":
+//! "NAME"` the snapshot a tag or branch points at (a dataset version's tag
+//! `ldp_ds_<name>_v<N>`, say), each in the schema it was written with.
 
 use std::sync::mpsc::SyncSender;
 
@@ -19,13 +23,24 @@ const BATCH_ROWS: usize = 8_192;
 #[derive(Debug, Clone)]
 pub(crate) struct IcebergSource {
     table: TargetTable,
+    pin: Option<Pin>,
+}
+
+/// A snapshot the source is pinned to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pin {
+    /// `snapshot_id`.
+    Snapshot(i64),
+    /// `ref`: a tag or a branch.
+    Ref(String),
 }
 
 impl IcebergSource {
-    /// The source block's table.
+    /// The source block's table, and the snapshot it is pinned to, if any.
     pub fn resolve(config: &Config) -> Result<IcebergSource> {
         Ok(IcebergSource {
             table: TargetTable::resolve(config, config.source())?,
+            pin: pin(config)?,
         })
     }
 
@@ -39,15 +54,35 @@ impl IcebergSource {
 
     fn stream(&self, sender: &SyncSender<Result<Message>>) -> Result<()> {
         let table = self.table.load()?;
-        let schema = table.arrow_schema()?;
+        let snapshot = match &self.pin {
+            None => None,
+            Some(Pin::Snapshot(id)) => Some(table.snapshot(*id)?.snapshot_id),
+            Some(Pin::Ref(name)) => Some(
+                table
+                    .metadata()
+                    .snapshot_for_ref(name)
+                    .map(|snapshot| snapshot.snapshot_id())
+                    .ok_or_else(|| Error::Unsupported {
+                        message: format!(
+                            "metadata.source.ref: the Iceberg table {} has no tag or branch {}",
+                            self.table.identifier(),
+                            ldp_config::repr_str(name)
+                        ),
+                    })?,
+            ),
+        };
+        let schema = match snapshot {
+            Some(id) => table.arrow_schema_at(Some(id))?,
+            None => table.arrow_schema()?,
+        };
         if sender.send(Ok(Message::Schema(schema.clone()))).is_err() {
             return Ok(());
         }
-        let files = table.data_files(None)?;
+        let files = table.data_files(snapshot)?;
         tracing::debug!(
             table = %self.table.identifier(),
             files = files.len(),
-            snapshot = ?table.current_snapshot_id(),
+            snapshot = ?snapshot.or(table.current_snapshot_id()),
             "reading the source table"
         );
         for file in files {
@@ -59,6 +94,35 @@ impl IcebergSource {
             }
         }
         Ok(())
+    }
+}
+
+/// The pin of the source block: `snapshot_id` (an integer) or `ref` (a string), not both.
+fn pin(config: &Config) -> Result<Option<Pin>> {
+    let extra = &config.source().extra;
+    let invalid = |message: String| {
+        Error::Config(ldp_config::ConfigError::Invalid {
+            file: None,
+            message,
+        })
+    };
+    match (extra.get("snapshot_id"), extra.get("ref")) {
+        (None, None) => Ok(None),
+        (Some(_), Some(_)) => Err(invalid(
+            "metadata.source: an Iceberg source is pinned by 'snapshot_id' or by 'ref', not both"
+                .to_string(),
+        )),
+        (Some(id), None) => id.as_i64().map(|id| Some(Pin::Snapshot(id))).ok_or_else(|| {
+            invalid(format!(
+                "metadata.source.snapshot_id must be a snapshot id (an integer), got {id}"
+            ))
+        }),
+        (None, Some(name)) => match name.as_str() {
+            Some(name) if !name.trim().is_empty() => Ok(Some(Pin::Ref(name.to_string()))),
+            _ => Err(invalid(format!(
+                "metadata.source.ref must be the name of a tag or branch, got {name}"
+            ))),
+        },
     }
 }
 
