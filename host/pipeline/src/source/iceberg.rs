@@ -112,11 +112,14 @@ fn pin(config: &Config) -> Result<Option<Pin>> {
             "metadata.source: an Iceberg source is pinned by 'snapshot_id' or by 'ref', not both"
                 .to_string(),
         )),
-        (Some(id), None) => id.as_i64().map(|id| Some(Pin::Snapshot(id))).ok_or_else(|| {
-            invalid(format!(
-                "metadata.source.snapshot_id must be a snapshot id (an integer), got {id}"
-            ))
-        }),
+        (Some(id), None) => id
+            .as_i64()
+            .map(|id| Some(Pin::Snapshot(id)))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "metadata.source.snapshot_id must be a snapshot id (an integer), got {id}"
+                ))
+            }),
         (None, Some(name)) => match name.as_str() {
             Some(name) if !name.trim().is_empty() => Ok(Some(Pin::Ref(name.to_string()))),
             _ => Err(invalid(format!(

@@ -4,6 +4,7 @@
 
 mod iceberg;
 mod plugin;
+mod zstd_parquet;
 
 use std::sync::mpsc::SyncSender;
 

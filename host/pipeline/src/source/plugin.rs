@@ -49,7 +49,8 @@ pub(crate) struct PluginSource {
     pub path: PathBuf,
     /// `source rides (CSV /abs/rides.csv)`, for messages.
     pub what: String,
-    /// The private folder an `s3://` source was downloaded into (the plugin reads `path` in
+    /// The private folder an `s3://` source was downloaded into, or a zstd Parquet file
+    /// decompressed into (the plugin reads `path` in
     /// it); removed when the last clone of the source is dropped, after the run.
     pub download: Option<crate::object::Downloaded>,
 }
@@ -119,6 +120,15 @@ impl PluginSource {
             let file = Self::local_file(config, path)?;
             (file.clone(), file.display().to_string(), None)
         };
+        // zstd Parquet: the host decompresses, the plugin decodes (see zstd_parquet).
+        let (file, download) =
+            if block.format == Format::Parquet && super::zstd_parquet::has_zstd(&file) {
+                let what = format!("source {} (PARQUET {shown})", block.name);
+                let copy = super::zstd_parquet::decompress(&what, &file)?;
+                (copy.file.clone(), Some(copy))
+            } else {
+                (file, download)
+            };
         let mut plugin_config = serde_json::json!({
             "path": file.display().to_string(),
             "batch_size": SOURCE_BATCH_ROWS,
