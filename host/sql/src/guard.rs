@@ -12,7 +12,7 @@ use datafusion::sql::sqlparser::dialect::GenericDialect;
 use crate::error::{Error, Result};
 
 /// The longest SQL accepted, in characters.
-pub const MAX_SQL_CHARS: usize = 100_000;
+pub const MAX_SQL_CHARS: usize = ldp_duckdb::guard::MAX_SQL_CHARS;
 
 /// Checks that `sql` is exactly one read-only query.
 ///
@@ -23,21 +23,9 @@ pub const MAX_SQL_CHARS: usize = 100_000;
 /// starts with 'COPY'`, `sql does not parse: …`, `exactly one statement is allowed; found 2`.
 pub fn check_read_only(sql: &str) -> Result<()> {
     let reject = |message: String| Err(Error::Rejected { message });
-    let chars = sql.chars().count();
-    if chars > MAX_SQL_CHARS {
-        return reject(format!(
-            "sql is {chars} characters; the limit is {MAX_SQL_CHARS}"
-        ));
-    }
-    let keyword = first_keyword(sql);
-    if keyword.is_empty() {
-        return reject("sql is empty".to_owned());
-    }
-    if keyword != "select" && keyword != "with" {
-        return reject(format!(
-            "only read-only SELECT or WITH queries are allowed; this statement starts with '{}'",
-            keyword.to_uppercase()
-        ));
+    // The lexical half is the reference's own guard, shared with DuckDB sources.
+    if let Err(e) = ldp_duckdb::guard::check_text(sql) {
+        return reject(e.to_string());
     }
     let statements = match DFParser::parse_sql_with_dialect(sql, &GenericDialect {}) {
         Ok(statements) => statements,
@@ -77,33 +65,6 @@ fn statement_kind(statement: &DfStatement) -> String {
         DfStatement::CopyTo(_) => "COPY".to_owned(),
         DfStatement::Explain(_) => "EXPLAIN".to_owned(),
         _ => "other".to_owned(),
-    }
-}
-
-/// The first significant token, lower-cased: comments (`--`, `/* */`) and `(` skipped; the
-/// first character when it is not a word; empty when there is none.
-pub fn first_keyword(sql: &str) -> String {
-    let mut rest = sql;
-    loop {
-        rest = rest.trim_start();
-        if let Some(after) = rest.strip_prefix("--") {
-            rest = after.split_once('\n').map_or("", |(_, tail)| tail);
-        } else if let Some(after) = rest.strip_prefix("/*") {
-            rest = after.split_once("*/").map_or("", |(_, tail)| tail);
-        } else if let Some(after) = rest.strip_prefix('(') {
-            rest = after;
-        } else {
-            break;
-        }
-    }
-    let word: String = rest
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
-    if word.is_empty() {
-        rest.chars().next().map(String::from).unwrap_or_default()
-    } else {
-        word.to_lowercase()
     }
 }
 

@@ -38,6 +38,6 @@ mod pruning;
 mod session;
 
 pub use error::{Error, Result};
-pub use guard::{MAX_SQL_CHARS, check_read_only, first_keyword};
+pub use guard::{MAX_SQL_CHARS, check_read_only};
 pub use provider::snapshot_provider;
 pub use session::{QueryOutput, Session, SessionOptions, TableName};
