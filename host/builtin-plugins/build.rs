@@ -64,6 +64,7 @@ fn main() {
         "plugins/json",
         "plugins/json-sink",
         "plugins/csv-sink",
+        "plugins/sink-text",
         "plugins/duckdb",
         "plugins/events-jsonl",
         "plugins/events-openlineage",

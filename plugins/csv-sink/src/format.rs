@@ -34,6 +34,9 @@ use arrow_array::{Array, ArrowPrimitiveType};
 use arrow_schema::{DataType, TimeUnit};
 use std::fmt::{Display, LowerExp, Write as _};
 
+pub use ldp_sink_text::Zone;
+use ldp_sink_text::{OffsetStyle, date, time, timestamp};
+
 /// Why a value could not be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CellError {
@@ -57,63 +60,6 @@ pub fn check_type(data_type: &DataType) -> Result<(), String> {
              turn it into a string with a transform first"
         )),
     }
-}
-
-/// A time zone of a timestamp column.
-#[derive(Debug, Clone)]
-pub enum Zone {
-    /// `UTC` (and `+00:00`): the UTC time and `Z`.
-    Utc,
-    /// A fixed offset in seconds: the local time and `+HHMM`.
-    Fixed(i32),
-    /// A named zone: the local time and its offset at that instant.
-    Named(jiff::tz::TimeZone),
-}
-
-impl Zone {
-    /// Parses a zone as Arrow names it: `UTC`, `+HH:MM`, `-HHMM`, `+HH`, or an IANA name.
-    pub fn parse(name: &str) -> Result<Self, String> {
-        if name == "UTC" || name == "+00:00" {
-            return Ok(Self::Utc);
-        }
-        if let Some(seconds) = fixed_offset(name) {
-            return Ok(Self::Fixed(seconds));
-        }
-        jiff::tz::TimeZone::get(name)
-            .map(Self::Named)
-            .map_err(|_| format!("its time zone {name:?} is not a known time zone"))
-    }
-
-    /// The offset from UTC, in seconds, at `utc_seconds` since the epoch.
-    fn offset_at(&self, utc_seconds: i64) -> i32 {
-        match self {
-            Self::Utc => 0,
-            Self::Fixed(seconds) => *seconds,
-            Self::Named(tz) => jiff::Timestamp::from_second(utc_seconds)
-                .map(|t| tz.to_offset(t).seconds())
-                .unwrap_or(0),
-        }
-    }
-}
-
-/// `+HH:MM`, `-HHMM` or `+HH` in seconds.
-fn fixed_offset(name: &str) -> Option<i32> {
-    let (sign, rest) = match name.as_bytes().first()? {
-        b'+' => (1, &name[1..]),
-        b'-' => (-1, &name[1..]),
-        _ => return None,
-    };
-    let digits: String = rest.chars().filter(|c| *c != ':').collect();
-    if !digits.bytes().all(|b| b.is_ascii_digit()) || !matches!(digits.len(), 2 | 4) {
-        return None;
-    }
-    let hours: i32 = digits[..2].parse().ok()?;
-    let minutes: i32 = if digits.len() == 4 {
-        digits[2..].parse().ok()?
-    } else {
-        0
-    };
-    Some(sign * (hours * 3600 + minutes * 60))
 }
 
 /// Appends `"text"` with every `"` doubled.
@@ -202,7 +148,7 @@ pub fn cell(
                 TimeUnit::Microsecond => prim::<TimestampMicrosecondType>(column, row),
                 TimeUnit::Nanosecond => prim::<TimestampNanosecondType>(column, row),
             };
-            timestamp(out, value, unit, zone);
+            timestamp(out, value, unit, zone, OffsetStyle::Compact);
         }
         Utf8 => quoted(out, column.as_string::<i32>().value(row)),
         LargeUtf8 => quoted(out, column.as_string::<i64>().value(row)),
@@ -317,83 +263,5 @@ pub fn decimal(out: &mut String, unscaled: impl Display, scale: i8) {
         }
         let sign = if adjusted < 0 { '-' } else { '+' };
         let _ = write!(out, "E{sign}{}", adjusted.unsigned_abs());
-    }
-}
-
-/// Days since 1970-01-01 as (year, month, day) in the proleptic Gregorian calendar.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    // Howard Hinnant's `civil_from_days`.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097); // [0, 146096]
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365]
-    let mp = (5 * doy + 2) / 153; // [0, 11]
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32; // [1, 31]
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32; // [1, 12]
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-/// `YYYY-MM-DD` (`-YYYY` before year 0, as `%Y` writes it).
-pub fn date(out: &mut String, days: i64) {
-    let (year, month, day) = civil_from_days(days);
-    if year < 0 {
-        let _ = write!(out, "-{:04}-{month:02}-{day:02}", -year);
-    } else {
-        let _ = write!(out, "{year:04}-{month:02}-{day:02}");
-    }
-}
-
-fn per_second(unit: &TimeUnit) -> (i64, usize) {
-    match unit {
-        TimeUnit::Second => (1, 0),
-        TimeUnit::Millisecond => (1_000, 3),
-        TimeUnit::Microsecond => (1_000_000, 6),
-        TimeUnit::Nanosecond => (1_000_000_000, 9),
-    }
-}
-
-fn clock(out: &mut String, seconds_in_day: i64, fraction: i64, width: usize) {
-    let (hour, minute, second) = (
-        seconds_in_day / 3600,
-        seconds_in_day / 60 % 60,
-        seconds_in_day % 60,
-    );
-    let _ = write!(out, "{hour:02}:{minute:02}:{second:02}");
-    if width > 0 {
-        let _ = write!(out, ".{fraction:0width$}");
-    }
-}
-
-/// `HH:MM:SS` plus the unit's fraction; outside one day, Arrow C++'s
-/// `<value out of range: N>`.
-pub fn time(out: &mut String, value: i64, unit: &TimeUnit) {
-    let (per_second, width) = per_second(unit);
-    if !(0..86_400 * per_second).contains(&value) {
-        let _ = write!(out, "<value out of range: {value}>");
-        return;
-    }
-    clock(out, value / per_second, value % per_second, width);
-}
-
-/// `YYYY-MM-DD HH:MM:SS` plus the unit's fraction, then the zone's suffix.
-pub fn timestamp(out: &mut String, value: i64, unit: &TimeUnit, zone: Option<&Zone>) {
-    let (per_second, width) = per_second(unit);
-    let utc_seconds = value.div_euclid(per_second);
-    let fraction = value.rem_euclid(per_second);
-    let offset = zone.map_or(0, |z| z.offset_at(utc_seconds));
-    let seconds = utc_seconds + i64::from(offset);
-    date(out, seconds.div_euclid(86_400));
-    out.push(' ');
-    clock(out, seconds.rem_euclid(86_400), fraction, width);
-    match zone {
-        None => {}
-        Some(Zone::Utc) => out.push('Z'),
-        Some(_) => {
-            let sign = if offset < 0 { '-' } else { '+' };
-            let minutes = offset.unsigned_abs() / 60;
-            let _ = write!(out, "{sign}{:02}{:02}", minutes / 60, minutes % 60);
-        }
     }
 }

@@ -18,7 +18,6 @@ pub mod config;
 pub mod format;
 pub mod write;
 
-use config::Config;
 use ldp_plugin_sdk::prelude::*;
 use write::CsvFile;
 
@@ -35,7 +34,7 @@ impl Sink for CsvSink {
     }
 
     fn open_batches(config: &str, input: SchemaRef) -> Result<Self, PluginError> {
-        let config = Config::parse(config)?;
+        let config = config::parse(config)?;
         Ok(Self {
             file: CsvFile::create(&config.path, input)?,
         })

@@ -29,7 +29,6 @@ pub mod config;
 pub mod format;
 pub mod write;
 
-use config::Config;
 use ldp_plugin_sdk::prelude::*;
 use write::JsonFile;
 
@@ -46,7 +45,7 @@ impl Sink for JsonSink {
     }
 
     fn open_batches(config: &str, input: SchemaRef) -> Result<Self, PluginError> {
-        let config = Config::parse(config)?;
+        let config = config::parse(config)?;
         Ok(Self {
             file: JsonFile::create(&config.path, input)?,
         })
