@@ -23,19 +23,17 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Date64Type, Decimal32Type, Decimal64Type, Decimal128Type, Decimal256Type,
-    DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType, DurationSecondType,
-    Float16Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
-    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
-    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Decimal32Type, Decimal64Type, Decimal128Type, Decimal256Type, DurationMicrosecondType,
+    DurationMillisecondType, DurationNanosecondType, DurationSecondType, Float16Type, Float32Type,
+    Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type,
+    UInt64Type,
 };
 use arrow_array::{Array, ArrowPrimitiveType};
 use arrow_schema::{DataType, TimeUnit};
 use std::fmt::{Display, LowerExp, Write as _};
 
 pub use ldp_sink_text::Zone;
-use ldp_sink_text::{OffsetStyle, date, time, timestamp};
+use ldp_sink_text::{OffsetStyle, date_time};
 
 /// Why a value could not be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,37 +116,8 @@ pub fn cell(
         Decimal64(_, scale) => decimal(out, prim::<Decimal64Type>(column, row), *scale),
         Decimal128(_, scale) => decimal(out, prim::<Decimal128Type>(column, row), *scale),
         Decimal256(_, scale) => decimal(out, prim::<Decimal256Type>(column, row), *scale),
-        Date32 => date(out, i64::from(prim::<Date32Type>(column, row))),
-        // Arrow C++ truncates toward zero: -1 ms is 1970-01-01.
-        Date64 => date(out, prim::<Date64Type>(column, row) / 86_400_000),
-        Time32(TimeUnit::Millisecond) => time(
-            out,
-            i64::from(prim::<Time32MillisecondType>(column, row)),
-            &TimeUnit::Millisecond,
-        ),
-        Time32(_) => time(
-            out,
-            i64::from(prim::<Time32SecondType>(column, row)),
-            &TimeUnit::Second,
-        ),
-        Time64(TimeUnit::Nanosecond) => time(
-            out,
-            prim::<Time64NanosecondType>(column, row),
-            &TimeUnit::Nanosecond,
-        ),
-        Time64(_) => time(
-            out,
-            prim::<Time64MicrosecondType>(column, row),
-            &TimeUnit::Microsecond,
-        ),
-        Timestamp(unit, _) => {
-            let value = match unit {
-                TimeUnit::Second => prim::<TimestampSecondType>(column, row),
-                TimeUnit::Millisecond => prim::<TimestampMillisecondType>(column, row),
-                TimeUnit::Microsecond => prim::<TimestampMicrosecondType>(column, row),
-                TimeUnit::Nanosecond => prim::<TimestampNanosecondType>(column, row),
-            };
-            timestamp(out, value, unit, zone, OffsetStyle::Compact);
+        Date32 | Date64 | Time32(_) | Time64(_) | Timestamp(_, _) => {
+            date_time(out, column, row, zone, OffsetStyle::Compact);
         }
         Utf8 => quoted(out, column.as_string::<i32>().value(row)),
         LargeUtf8 => quoted(out, column.as_string::<i64>().value(row)),

@@ -30,10 +30,7 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Date64Type, DurationMicrosecondType, DurationMillisecondType,
-    DurationNanosecondType, DurationSecondType, Time32MillisecondType, Time32SecondType,
-    Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
-    TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
+    DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType, DurationSecondType,
 };
 use arrow_array::{Array, ArrowPrimitiveType};
 use arrow_json::writer::{NullableEncoder, make_encoder};
@@ -42,7 +39,7 @@ use arrow_schema::{ArrowError, DataType, FieldRef, Fields, TimeUnit};
 use std::collections::HashSet;
 
 pub use ldp_sink_text::Zone;
-use ldp_sink_text::{OffsetStyle, date, time, timestamp};
+use ldp_sink_text::{OffsetStyle, date_time};
 use std::fmt::Write as _;
 
 /// Whether a column of `data_type` can be written, and if not, why.
@@ -216,37 +213,8 @@ impl Encoder for TemporalEncoder<'_> {
 pub fn temporal(out: &mut String, column: &dyn Array, row: usize, zone: Option<&Zone>) -> bool {
     use DataType::*;
     match column.data_type() {
-        Date32 => date(out, i64::from(prim::<Date32Type>(column, row))),
-        // Truncated toward zero, as Arrow C++ casts it: -1 ms is 1970-01-01.
-        Date64 => date(out, prim::<Date64Type>(column, row) / 86_400_000),
-        Time32(TimeUnit::Millisecond) => time(
-            out,
-            i64::from(prim::<Time32MillisecondType>(column, row)),
-            &TimeUnit::Millisecond,
-        ),
-        Time32(_) => time(
-            out,
-            i64::from(prim::<Time32SecondType>(column, row)),
-            &TimeUnit::Second,
-        ),
-        Time64(TimeUnit::Nanosecond) => time(
-            out,
-            prim::<Time64NanosecondType>(column, row),
-            &TimeUnit::Nanosecond,
-        ),
-        Time64(_) => time(
-            out,
-            prim::<Time64MicrosecondType>(column, row),
-            &TimeUnit::Microsecond,
-        ),
-        Timestamp(unit, _) => {
-            let value = match unit {
-                TimeUnit::Second => prim::<TimestampSecondType>(column, row),
-                TimeUnit::Millisecond => prim::<TimestampMillisecondType>(column, row),
-                TimeUnit::Microsecond => prim::<TimestampMicrosecondType>(column, row),
-                TimeUnit::Nanosecond => prim::<TimestampNanosecondType>(column, row),
-            };
-            timestamp(out, value, unit, zone, OffsetStyle::Colon);
+        Date32 | Date64 | Time32(_) | Time64(_) | Timestamp(_, _) => {
+            date_time(out, column, row, zone, OffsetStyle::Colon);
         }
         Duration(unit) => {
             let value = match unit {

@@ -1,8 +1,16 @@
 //! What ldp's file sinks share (`csv-sink`, `json-sink`): the config of the one file a sink
 //! writes in its staging folder ([`FileConfig`]), and dates, times and zoned timestamps as text
-//! in Arrow C++'s formats ([`date`], [`time`], [`timestamp`], [`Zone`]).
+//! in Arrow C++'s formats ([`date_time`] for a column's value; [`date`], [`time`],
+//! [`timestamp`], [`Zone`]).
 
-use arrow_schema::TimeUnit;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Date32Type, Date64Type, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+    Time64NanosecondType, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType,
+};
+use arrow_array::{Array, ArrowPrimitiveType};
+use arrow_schema::{DataType, TimeUnit};
 use ldp_plugin_sdk::PluginError;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -201,4 +209,54 @@ pub fn timestamp(
             };
         }
     }
+}
+
+/// Appends the text of the non-null value at `row` of a date, time or timestamp `column`
+/// (`zone` is a timestamp column's zone); false, and nothing appended, for any other type.
+pub fn date_time(
+    out: &mut String,
+    column: &dyn Array,
+    row: usize,
+    zone: Option<&Zone>,
+    style: OffsetStyle,
+) -> bool {
+    fn prim<T: ArrowPrimitiveType>(column: &dyn Array, row: usize) -> T::Native {
+        column.as_primitive::<T>().value(row)
+    }
+    match column.data_type() {
+        DataType::Date32 => date(out, i64::from(prim::<Date32Type>(column, row))),
+        // Truncated toward zero, as Arrow C++ casts it: -1 ms is 1970-01-01.
+        DataType::Date64 => date(out, prim::<Date64Type>(column, row) / 86_400_000),
+        DataType::Time32(TimeUnit::Millisecond) => time(
+            out,
+            i64::from(prim::<Time32MillisecondType>(column, row)),
+            &TimeUnit::Millisecond,
+        ),
+        DataType::Time32(_) => time(
+            out,
+            i64::from(prim::<Time32SecondType>(column, row)),
+            &TimeUnit::Second,
+        ),
+        DataType::Time64(TimeUnit::Nanosecond) => time(
+            out,
+            prim::<Time64NanosecondType>(column, row),
+            &TimeUnit::Nanosecond,
+        ),
+        DataType::Time64(_) => time(
+            out,
+            prim::<Time64MicrosecondType>(column, row),
+            &TimeUnit::Microsecond,
+        ),
+        DataType::Timestamp(unit, _) => {
+            let value = match unit {
+                TimeUnit::Second => prim::<TimestampSecondType>(column, row),
+                TimeUnit::Millisecond => prim::<TimestampMillisecondType>(column, row),
+                TimeUnit::Microsecond => prim::<TimestampMicrosecondType>(column, row),
+                TimeUnit::Nanosecond => prim::<TimestampNanosecondType>(column, row),
+            };
+            timestamp(out, value, unit, zone, style);
+        }
+        _ => return false,
+    }
+    true
 }
