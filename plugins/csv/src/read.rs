@@ -21,7 +21,9 @@
 //! reject.
 
 use crate::config::{Config, InferRows};
+use crate::fast::FastDecoder;
 use crate::infer::{self, Schemas};
+use crate::input::Input;
 use crate::scan::{self, Located};
 use arrow_array::cast::AsArray;
 use arrow_array::types::TimestampMicrosecondType;
@@ -30,7 +32,7 @@ use arrow_csv::ReaderBuilder;
 use arrow_schema::{ArrowError, DataType, SchemaRef};
 use ldp_plugin_sdk::PluginError;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Cursor, Read};
+use std::io::{self, BufReader, Cursor, Read};
 use std::sync::Arc;
 
 /// The size of the read buffer, and of the sample types are inferred from by default.
@@ -39,11 +41,27 @@ pub const MIB: usize = 1 << 20;
 /// The longest value quoted in an error message.
 const MAX_VALUE_CHARS: usize = 80;
 
-type Input = Box<dyn BufRead>;
+/// What inference leaves for streaming: arrow-csv's raw schema, the rows it was inferred from,
+/// the zones of its timestamp columns, and the file to stream from its start.
+type Opened = (
+    arrow_schema::Schema,
+    usize,
+    Vec<infer::Zones>,
+    Box<dyn Read>,
+);
 
 /// An open CSV file, streaming batches.
+///
+/// The first batch (which holds the header) and every batch the fast decoder declines are
+/// decoded by arrow-csv; the others by [`FastDecoder`]. Both give the same batches.
 pub struct CsvReader {
-    reader: arrow_csv::reader::BufReader<Input>,
+    input: Input,
+    /// The schema batches are decoded in: timestamps as text.
+    decode: SchemaRef,
+    /// `None` when a column has a type the fast decoder does not build.
+    fast: Option<FastDecoder>,
+    /// Whether the first batch, which arrow-csv decodes with the header, is still to come.
+    first: bool,
     context: Context,
     /// Columns whose timestamps are parsed without a zone and announced in UTC.
     utc_columns: Vec<usize>,
@@ -84,7 +102,7 @@ impl CsvReader {
     pub fn open(config: Config) -> Result<Self, PluginError> {
         let path = config.path.clone();
         let mut file = open_file(&path)?;
-        let (raw, inferred_rows, zones, input): (_, _, _, Input) = match config.infer_rows {
+        let (raw, inferred_rows, zones, input): Opened = match config.infer_rows {
             InferRows::FirstMiB => {
                 // Infer from the first MiB (cut at a record boundary), then stream that MiB
                 // followed by the rest of the file: the file is read once.
@@ -127,7 +145,7 @@ impl CsvReader {
                     == &DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None)
             })
             .collect();
-        let decode = arrow_schema::Schema::new(
+        let decode = Arc::new(arrow_schema::Schema::new(
             schemas
                 .parse
                 .fields()
@@ -141,14 +159,13 @@ impl CsvReader {
                     }
                 })
                 .collect::<Vec<_>>(),
-        );
-        let reader = ReaderBuilder::new(Arc::new(decode))
-            .with_format(infer::format(&config))
-            .with_batch_size(config.batch_size)
-            .build_buffered(input)
-            .map_err(|e| PluginError::internal(format!("{path}: {e}")))?;
+        ));
+        let fast = FastDecoder::new(&decode, &timestamp_columns, config.delimiter, config.quote);
         Ok(Self {
-            reader,
+            input: Input::new(input),
+            decode,
+            fast,
+            first: true,
             context: Context {
                 config,
                 schemas,
@@ -167,7 +184,7 @@ impl CsvReader {
         config: &Config,
         file: File,
         max_rows: Option<usize>,
-    ) -> Result<(arrow_schema::Schema, usize, Vec<infer::Zones>, Input), PluginError> {
+    ) -> Result<Opened, PluginError> {
         let path = &config.path;
         let inferred = infer::infer(config, BufReader::with_capacity(MIB, file), max_rows)
             .map_err(|e| match e {
@@ -188,36 +205,73 @@ impl CsvReader {
         if self.failed {
             return Ok(None);
         }
-        match self.reader.next() {
-            None => Ok(None),
-            Some(Ok(batch)) => {
-                let finished = self.finish_batch(batch);
-                self.failed = finished.is_err();
-                finished.map(Some)
-            }
-            Some(Err(e)) => {
-                self.failed = true;
-                Err(self.context.translate(e))
-            }
-        }
+        // Records (the header included) before this batch: arrow-csv numbers the records of
+        // a batch it decodes from there.
+        let records_before = if self.first {
+            0
+        } else {
+            usize::from(self.context.config.has_header) + self.rows_done
+        };
+        let finished = match self.decode_next() {
+            Ok(None) => return Ok(None),
+            Ok(Some(columns)) => self.finish_batch(columns),
+            Err(e) => Err(self.context.translate(e, records_before)),
+        };
+        self.failed = finished.is_err();
+        finished.map(Some)
     }
 
-    /// Parses the timestamp columns, puts the zone back on zoned ones and the output schema on
-    /// the batch.
-    fn finish_batch(&mut self, batch: RecordBatch) -> Result<RecordBatch, PluginError> {
+    /// The columns of the next batch, decoded by the fast decoder or else by arrow-csv.
+    fn decode_next(&mut self) -> Result<Option<Vec<ArrayRef>>, ArrowError> {
+        if std::mem::take(&mut self.first) {
+            return self.arrow_batch(self.context.config.has_header);
+        }
+        if let Some(fast) = &mut self.fast {
+            let len = self.input.lines(self.context.config.batch_size)?;
+            if len == 0 {
+                return Ok(None);
+            }
+            if let Some(columns) = fast.decode(&self.input.buffered()[..len]) {
+                self.input.consume(len);
+                return Ok(Some(columns));
+            }
+        }
+        self.arrow_batch(false)
+    }
+
+    /// The next batch, decoded by arrow-csv from the next record on (`header`: skipping the
+    /// header first); arrow-csv's own streaming loop, on the buffered file.
+    fn arrow_batch(&mut self, header: bool) -> Result<Option<Vec<ArrayRef>>, ArrowError> {
+        let mut decoder = ReaderBuilder::new(self.decode.clone())
+            .with_format(infer::format(&self.context.config).with_header(header))
+            .with_batch_size(self.context.config.batch_size)
+            .build_decoder();
+        loop {
+            if self.input.buffered().is_empty() {
+                self.input.fill()?;
+            }
+            let decoded = decoder.decode(self.input.buffered())?;
+            if decoded == 0 {
+                break;
+            }
+            self.input.consume(decoded);
+        }
+        Ok(decoder.flush()?.map(|batch| batch.columns().to_vec()))
+    }
+
+    /// Parses the timestamp columns still in text, puts the zone back on zoned ones and makes
+    /// the batch, in the output schema.
+    fn finish_batch(&mut self, mut columns: Vec<ArrayRef>) -> Result<RecordBatch, PluginError> {
         let output = self.context.schemas.output.clone();
         let line = usize::from(self.context.config.has_header) + self.rows_done;
-        self.rows_done += batch.num_rows();
-        if self.utc_columns.is_empty() && self.timestamp_columns.is_empty() {
-            return batch.with_schema(output).map_err(internal);
-        }
-        let mut columns = batch.columns().to_vec();
+        self.rows_done += columns.first().map_or(0, |c| c.len());
         for &i in &self.timestamp_columns {
-            let strings = columns[i].as_string_opt::<i32>().ok_or_else(|| {
-                PluginError::internal("a timestamp column was not decoded as text")
-            })?;
+            let Some(strings) = columns[i].as_string_opt::<i32>() else {
+                // Parsed by the fast decoder already.
+                continue;
+            };
             let parsed = crate::timestamp::parse_micros(strings, i, line)
-                .map_err(|e| self.context.translate(e))?;
+                .map_err(|e| self.context.translate(e, 0))?;
             columns[i] = Arc::new(parsed) as ArrayRef;
         }
         for &i in &self.utc_columns {
@@ -345,8 +399,9 @@ impl Context {
         }
     }
 
-    /// Turns an error of arrow-csv while streaming into a message for the user.
-    fn translate(&self, e: ArrowError) -> PluginError {
+    /// Turns an error of arrow-csv while streaming into a message for the user; the records
+    /// it numbers come after `records_before` (those of the file before the batch it decoded).
+    fn translate(&self, e: ArrowError, records_before: usize) -> PluginError {
         let path = self.path();
         let generic = |e: &ArrowError| PluginError::data(format!("{path}: {e}"));
         match &e {
@@ -355,7 +410,7 @@ impl Context {
             }
             ArrowError::CsvError(message) => {
                 if let Some(record) = ragged_record(message) {
-                    match locate(&self.config, Some(record)) {
+                    match locate(&self.config, Some(records_before + record)) {
                         Ok(Some(found)) if found.bad_utf8.is_none() => {
                             ragged_error(&self.config, &found)
                         }
@@ -364,7 +419,7 @@ impl Context {
                         Err(io) => read_error(path, io),
                     }
                 } else if let Some((record, column)) = utf8_position(message) {
-                    match locate(&self.config, Some(record)) {
+                    match locate(&self.config, Some(records_before + record)) {
                         Ok(Some(found)) => utf8_error(path, &found, &self.column_name(column)),
                         Ok(None) => generic(&e),
                         Err(io) => read_error(path, io),
@@ -374,7 +429,7 @@ impl Context {
                 }
             }
             ArrowError::ParseError(message) => match parse_error_position(message) {
-                Some((column, line)) => self.parse_error(line + 1, column, &e),
+                Some((column, line)) => self.parse_error(records_before + line + 1, column, &e),
                 None => generic(&e),
             },
             _ => generic(&e),

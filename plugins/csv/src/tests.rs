@@ -432,3 +432,93 @@ fn an_empty_file_is_a_data_error() {
         );
     }
 }
+
+/// The batches of `path` read `batch_size` rows at a time, checked against `whole` (the same
+/// file read in one batch, which arrow-csv decodes alone).
+fn check_small_batches(path: &str, whole: &RecordBatch, batch_size: usize) {
+    let mut csv = open(path, &format!("\"batch_size\":{batch_size}")).unwrap();
+    let mut offset = 0;
+    for batch in read_all(&mut csv).unwrap() {
+        assert!(batch.num_rows() <= batch_size);
+        assert_eq!(
+            batch,
+            whole.slice(offset, batch.num_rows()),
+            "batch_size {batch_size}, rows from {offset}"
+        );
+        offset += batch.num_rows();
+    }
+    assert_eq!(offset, whole.num_rows(), "batch_size {batch_size}");
+}
+
+#[test]
+fn small_batches_give_the_rows_one_batch_gives() {
+    // Batches after the first go through the fast decoder, or through arrow-csv when they hold
+    // a quote, a blank line, a lone \r or a value only arrow's parser reads: each line here
+    // lands in batches of either kind as the batch size changes.
+    let text = "id,fare,paid,day,at,note\n\
+                1,2.5,true,2026-08-01,2026-08-01 07:15:00,a\n\
+                2,3,FALSE,2026-08-02,2026-08-01T07:15:00.123456,\n\
+                3,,,,,plain\n\
+                4,1e3,true,2026-08-03,2026-08-01 07:15:00.5,\"quoted, with a comma\"\n\
+                \n\
+                5,-0.0,false,2026-08-04,2026-08-01 07:15,x\r\n\
+                6,0.1,true,2026-08-05,2026-08-01 07:15:01,\"two\nlines\"\n\
+                7,12345678901234567890,true,2026-08-06,2026-08-01 07:15:02,y\r\n\
+                8,9.75,true,2026-08-07,2026-08-01 07:15:03,z\n\
+                -9,-1.25,false,2026-08-08,2026-08-01 07:15:04,caf\u{e9}\n\
+                10,4.5,true,2026-08-09,2026-08-01 07:15:05,last";
+    let dir = TempDir::new();
+    let path = dir.file("mixed.csv", text);
+    let whole = read(text, "");
+    assert_eq!(whole.num_rows(), 10);
+    for batch_size in [1, 2, 3, 4, 5, 7, 9, 10, 11] {
+        check_small_batches(&path, &whole, batch_size);
+    }
+    // A file the fast decoder takes whole after the header batch.
+    let (text, _) = big_file("");
+    let path = dir.file("big.csv", &text);
+    let whole = read(&text, r#""batch_size":1000000"#);
+    for batch_size in [1, 3, 1000] {
+        check_small_batches(&path, &whole, batch_size);
+    }
+}
+
+#[test]
+fn errors_name_the_same_line_whichever_batch_they_fall_in() {
+    // Each error read in one batch (arrow-csv alone), then in batches of 1 to 3 rows, where it
+    // falls in a later batch that the fast decoder declines and arrow-csv decodes from there.
+    let cases: [(&[u8], &str, usize); 7] = [
+        (
+            b"note,when\r\n\"a\r\nb\",2026-08-01\r\n\r\nc,2026-08-02\r\nd,2026-02-30\r\n",
+            "",
+            6,
+        ),
+        (b"x,1\n\"y\nz\",2\nw,3.5.1\n", r#""has_header":false,"#, 4),
+        (b"a,b\n1,2\n3,4\n\n5,6\n7\n8,9\n", "", 6),
+        (b"a,b\n1,x\n2,y\n3,\xff\n", "", 4),
+        (b"a,b\n1,x\n2,\"y\"\n3,\xff\n4,z\n", "", 4),
+        (
+            b"a,t\n1,2024-01-01 00:00:00\n2,2024-01-01 00:00:01\n3,2024-13-01 00:00:00\n",
+            "",
+            4,
+        ),
+        (b"a,b\n1,2\n3,4\n5,6\n7,x\n", "", 5),
+    ];
+    for (text, extra, line) in cases {
+        let extra = format!("{extra}\"infer_rows\":1");
+        let (path, whole) = error(text, &extra);
+        let whole = whole.message.replace(&path, "FILE");
+        assert!(
+            whole.starts_with(&format!("FILE: line {line}: ")),
+            "{whole}"
+        );
+        for batch_size in 1..=3 {
+            let (path, e) = error(text, &format!("{extra},\"batch_size\":{batch_size}"));
+            assert_eq!(
+                e.message.replace(&path, "FILE"),
+                whole,
+                "batch_size {batch_size}"
+            );
+        }
+    }
+}
