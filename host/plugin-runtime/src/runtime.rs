@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use wasmtime::component::{Component, HasSelf, Linker};
-use wasmtime::{Config, Engine, OptLevel};
+use wasmtime::{Config, Engine, OptLevel, ProfilingStrategy};
 
 /// How often the epoch advances; call deadlines are counted in these ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(5);
@@ -64,6 +64,9 @@ impl Runtime {
             .wasm_component_model(true)
             .epoch_interruption(true)
             .cranelift_opt_level(OptLevel::Speed);
+        if let Some(profiler) = profiler_from_env() {
+            config.profiler(profiler);
+        }
         let engine =
             Engine::new(&config).map_err(|e| RuntimeError::engine("cannot start wasmtime", e))?;
 
@@ -120,6 +123,19 @@ impl Runtime {
         match &self.inner.cache {
             Some(cache) => cache.load_or_compile(&self.inner.engine, sha256, bytes, what),
             None => crate::cache::compile(&self.inner.engine, bytes, what),
+        }
+    }
+}
+
+/// `LDP_PLUGIN_PROFILER=perfmap` names the plugins' compiled functions to Linux
+/// `perf`, so that `perf record`/`perf report` show where a plugin spends its time (see
+/// `docs/plugins.md`). Unset, or any other value, profiles nothing.
+fn profiler_from_env() -> Option<ProfilingStrategy> {
+    match std::env::var("LDP_PLUGIN_PROFILER").ok()?.as_str() {
+        "perfmap" => Some(ProfilingStrategy::PerfMap),
+        other => {
+            tracing::warn!("LDP_PLUGIN_PROFILER={other:?} is not perfmap; ignored");
+            None
         }
     }
 }
