@@ -816,6 +816,10 @@ pub enum PluginsCommand {
     /// position its config (`{}` by default). Transforms get no grants.
     ///
     /// Example: ldp plugins run csv --config '{"path": "examples/data/rides.csv"}' --head 5
+    ///
+    /// To see where a plugin spends its time, any command run with LDP_PLUGIN_PROFILER=perfmap
+    /// names the plugins' compiled functions to Linux perf (docs/plugins.md, "Profiling a
+    /// plugin"): LDP_PLUGIN_PROFILER=perfmap perf record ldp plugins run csv --config …
     Run(RunArgs),
 }
 

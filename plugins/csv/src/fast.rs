@@ -291,12 +291,17 @@ fn parse_bool(s: &str) -> Option<bool> {
     }
 }
 
-/// `-?[0-9]{1,18}`, which cannot overflow; anything else is left to arrow's parser.
-fn fast_i64(b: &[u8]) -> Option<i64> {
-    let (negative, digits) = match b.split_first() {
+/// A leading `-` split off: (negative, the digits).
+fn split_sign(b: &[u8]) -> (bool, &[u8]) {
+    match b.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, b),
-    };
+    }
+}
+
+/// `-?[0-9]{1,18}`, which cannot overflow; anything else is left to arrow's parser.
+fn fast_i64(b: &[u8]) -> Option<i64> {
+    let (negative, digits) = split_sign(b);
     if digits.is_empty() || digits.len() > 18 {
         return None;
     }
@@ -321,10 +326,7 @@ const EXACT_POWERS_OF_TEN: [f64; 23] = [
 /// the power of ten are exact doubles, and one IEEE division rounds correctly, so the value is
 /// the correctly rounded one arrow's parser gives. Anything else is left to arrow's parser.
 fn fast_f64(b: &[u8]) -> Option<f64> {
-    let (negative, digits) = match b.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, b),
-    };
+    let (negative, digits) = split_sign(b);
     if digits.is_empty() || digits.len() > 19 {
         return None;
     }
