@@ -3,23 +3,24 @@
 //! arrow-csv splits records with `csv-core`, a byte-at-a-time state machine that copies every
 //! field into a buffer of its own; as WebAssembly that splitting alone was a third of the
 //! plugin's time on a file like the rides, and 2.5 times its native cost. Most files need none
-//! of that machinery: no field is quoted, so a record is a line and a field ends at the next
-//! delimiter. This decoder handles exactly those batches: it finds the delimiters and line
-//! breaks with `memchr` (SIMD in the sandbox too), reads each field where it lies, and parses
-//! values with arrow's own parsers (behind exact shortcuts for plain integers and decimals).
+//! of that machinery: a record is a line, a field ends at the next delimiter, and a quoted
+//! field holds neither quotes nor line breaks. This decoder handles exactly those batches: it
+//! finds the fields with `memchr` ([`crate::split`], SIMD in the sandbox too), reads each where
+//! it lies, and parses values with arrow's own parsers (behind exact shortcuts for plain
+//! integers and decimals).
 //!
 //! It declines a batch (returns `None`) on anything it does not handle the way arrow-csv would
-//! unaided: a quote anywhere in the batch, a blank line, a `\r` that does not end a line, a
-//! record with another number of fields, bytes that are not UTF-8, or a value that does not
-//! parse. The reader then decodes that batch with arrow-csv, which gives the same batch, or the
+//! unaided: a quote it cannot read alone (doubled, escaped, around a line break, inside a field),
+//! a blank line, a `\r` that does not end a line, a record with another number of fields, bytes
+//! that are not UTF-8, or a value that does not parse. The reader then decodes that batch with arrow-csv, which gives the same batch, or the
 //! error, that it always did: a declined batch costs a second pass, never a different result.
 
+use crate::split::{Dialect, Fields};
 use arrow_array::types::{Date32Type, Float64Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{ArrayRef, BooleanArray, PrimitiveArray, StringArray};
 use arrow_buffer::{BooleanBufferBuilder, NullBufferBuilder, OffsetBuffer};
 use arrow_cast::parse::Parser;
 use arrow_schema::{DataType, Schema};
-use memchr::{memchr, memchr_iter, memchr2_iter};
 use std::sync::Arc;
 
 /// What a column is decoded to.
@@ -38,20 +39,23 @@ enum Kind {
 /// The fast decoder of one file.
 #[derive(Debug)]
 pub struct FastDecoder {
-    delimiter: u8,
-    quote: u8,
+    dialect: Dialect,
     kinds: Vec<Kind>,
-    /// The end of every field of the batch, row after row.
-    ends: Vec<u32>,
-    /// The start of every row of the batch.
-    starts: Vec<u32>,
+    /// Where the fields of the batch lie.
+    fields: Fields,
 }
 
 impl FastDecoder {
     /// A decoder for batches of `schema` (the reader's decode schema, where a timestamp column
     /// is text), or `None` when a column has a type this decoder does not build.
     /// `timestamps` are the columns to parse as timestamps.
-    pub fn new(schema: &Schema, timestamps: &[usize], delimiter: u8, quote: u8) -> Option<Self> {
+    pub fn new(
+        schema: &Schema,
+        timestamps: &[usize],
+        delimiter: u8,
+        quote: u8,
+        escape: Option<u8>,
+    ) -> Option<Self> {
         if [delimiter, quote].iter().any(|&b| b == b'\n' || b == b'\r') {
             return None;
         }
@@ -73,11 +77,14 @@ impl FastDecoder {
             return None;
         }
         Some(Self {
-            delimiter,
-            quote,
+            dialect: Dialect {
+                delimiter,
+                quote,
+                escape,
+                columns: kinds.len(),
+            },
             kinds,
-            ends: Vec::new(),
-            starts: Vec::new(),
+            fields: Fields::default(),
         })
     }
 
@@ -86,21 +93,20 @@ impl FastDecoder {
     /// A timestamp column comes back as timestamps, or as text when a value needs arrow's
     /// parser.
     pub fn decode(&mut self, chunk: &[u8]) -> Option<Vec<ArrayRef>> {
-        if memchr(self.quote, chunk).is_some() || u32::try_from(chunk.len()).is_err() {
+        let text = std::str::from_utf8(chunk).ok()?;
+        if !self.fields.split(chunk, self.dialect) {
             return None;
         }
-        let text = std::str::from_utf8(chunk).ok()?;
-        let rows = self.split(chunk)?;
         let columns = self.kinds.len();
         let mut arrays = Vec::with_capacity(columns);
         for (column, kind) in self.kinds.iter().enumerate() {
-            let fields = Fields {
+            let fields = Column {
                 text,
-                starts: &self.starts,
-                ends: &self.ends,
+                starts: &self.fields.starts,
+                ends: &self.fields.ends,
                 columns,
                 column,
-                rows,
+                rows: self.fields.rows,
             };
             arrays.push(match kind {
                 Kind::Utf8 => strings(&fields)?,
@@ -116,65 +122,10 @@ impl FastDecoder {
         }
         Some(arrays)
     }
-
-    /// Finds every field of every line of `chunk`; the number of rows, or `None` for a blank
-    /// line, a line of another width or a `\r` inside a line.
-    fn split(&mut self, chunk: &[u8]) -> Option<usize> {
-        let columns = self.kinds.len();
-        self.ends.clear();
-        self.starts.clear();
-        let mut line_start = 0;
-        let mut fields = 0;
-        let mut line_breaks_cr = 0;
-        self.starts.push(0);
-        for at in memchr2_iter(self.delimiter, b'\n', chunk) {
-            if chunk[at] == self.delimiter {
-                self.ends.push(at as u32);
-                fields += 1;
-                continue;
-            }
-            let end = if at > line_start && chunk[at - 1] == b'\r' {
-                line_breaks_cr += 1;
-                at - 1
-            } else {
-                at
-            };
-            // csv-core skips a blank line; arrow-csv decides what a ragged one is.
-            if end == line_start || fields + 1 != columns {
-                return None;
-            }
-            self.ends.push(end as u32);
-            fields = 0;
-            line_start = at + 1;
-            self.starts.push(line_start as u32);
-        }
-        if line_start < chunk.len() {
-            // The last line, at the end of the file without a line break.
-            let end = if chunk[chunk.len() - 1] == b'\r' {
-                line_breaks_cr += 1;
-                chunk.len() - 1
-            } else {
-                chunk.len()
-            };
-            if end == line_start || fields + 1 != columns {
-                return None;
-            }
-            self.ends.push(end as u32);
-        } else if fields != 0 {
-            return None;
-        } else {
-            self.starts.pop();
-        }
-        // Any other `\r` ends a record for csv-core.
-        if line_breaks_cr != memchr_iter(b'\r', chunk).count() {
-            return None;
-        }
-        Some(self.starts.len())
-    }
 }
 
 /// The fields of one column of a batch.
-struct Fields<'a> {
+struct Column<'a> {
     text: &'a str,
     starts: &'a [u32],
     ends: &'a [u32],
@@ -183,21 +134,17 @@ struct Fields<'a> {
     rows: usize,
 }
 
-impl<'a> Fields<'a> {
+impl<'a> Column<'a> {
     /// The text of this column's field in `row`.
     fn get(&self, row: usize) -> Option<&'a str> {
         let at = row * self.columns + self.column;
-        let start = if self.column == 0 {
-            self.starts[row]
-        } else {
-            self.ends[at - 1] + 1
-        };
-        self.text.get(start as usize..self.ends[at] as usize)
+        self.text
+            .get(self.starts[at] as usize..self.ends[at] as usize)
     }
 }
 
 /// A text column; an empty field is null, as arrow-csv's default null rule has it.
-fn strings(fields: &Fields<'_>) -> Option<ArrayRef> {
+fn strings(fields: &Column<'_>) -> Option<ArrayRef> {
     let mut offsets = Vec::with_capacity(fields.rows + 1);
     let mut values = String::new();
     let mut nulls = NullBufferBuilder::new(fields.rows);
@@ -223,7 +170,7 @@ fn strings(fields: &Fields<'_>) -> Option<ArrayRef> {
 }
 
 /// A column of `T`: `fast` first, then arrow's own parser (which arrow-csv uses).
-fn primitive<T>(fields: &Fields<'_>, fast: fn(&[u8]) -> Option<T::Native>) -> Option<ArrayRef>
+fn primitive<T>(fields: &Column<'_>, fast: fn(&[u8]) -> Option<T::Native>) -> Option<ArrayRef>
 where
     T: Parser,
 {
@@ -245,7 +192,7 @@ where
     )))
 }
 
-fn booleans(fields: &Fields<'_>) -> Option<ArrayRef> {
+fn booleans(fields: &Column<'_>) -> Option<ArrayRef> {
     let mut values = BooleanBufferBuilder::new(fields.rows);
     let mut nulls = NullBufferBuilder::new(fields.rows);
     for row in 0..fields.rows {
@@ -263,7 +210,7 @@ fn booleans(fields: &Fields<'_>) -> Option<ArrayRef> {
 
 /// A timestamp column when every value has the common shape; `None` sends the column to
 /// arrow's parser as text.
-fn timestamps(fields: &Fields<'_>) -> Option<ArrayRef> {
+fn timestamps(fields: &Column<'_>) -> Option<ArrayRef> {
     let mut values = Vec::with_capacity(fields.rows);
     let mut nulls = NullBufferBuilder::new(fields.rows);
     for row in 0..fields.rows {
@@ -369,7 +316,7 @@ mod tests {
                 .map(|(i, t)| Field::new(format!("c{i}"), t.clone(), true))
                 .collect::<Vec<_>>(),
         );
-        FastDecoder::new(&schema, timestamps, b',', b'"').unwrap()
+        FastDecoder::new(&schema, timestamps, b',', b'"', None).unwrap()
     }
 
     #[test]
@@ -471,14 +418,14 @@ mod tests {
     fn declines_what_arrow_csv_must_decide() {
         let mut d = decoder(&[DataType::Int64, DataType::Utf8], &[]);
         for chunk in [
-            &b"1,\"a\"\n"[..], // a quote
-            b"1,a\n\n2,b\n",   // a blank line
-            b"1,a\r2,b\n",     // a lone \r ends a record
-            b"1,a,c\n",        // too many fields
-            b"1\n",            // too few
-            b"x,a\n",          // not an integer
-            b"1,\xff\n",       // not UTF-8
-            b"1,a\n\r\n",      // a blank CRLF line
+            &b"1,\"a\"\"b\"\n"[..], // a doubled quote
+            b"1,a\n\n2,b\n",        // a blank line
+            b"1,a\r2,b\n",          // a lone \r ends a record
+            b"1,a,c\n",             // too many fields
+            b"1\n",                 // too few
+            b"x,a\n",               // not an integer
+            b"1,\xff\n",            // not UTF-8
+            b"1,a\n\r\n",           // a blank CRLF line
         ] {
             assert!(
                 d.decode(chunk).is_none(),
@@ -487,5 +434,8 @@ mod tests {
             );
         }
         assert!(d.decode(b"1,a\r\n2,b\r\n").is_some());
+        let quoted = d.decode(b"\"1\",\"a, b\"\n2,\"\"\n").unwrap();
+        assert_eq!(quoted[1].as_string::<i32>().value(0), "a, b");
+        assert!(quoted[1].is_null(1));
     }
 }

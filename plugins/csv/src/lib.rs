@@ -5,7 +5,8 @@
 //! - [`infer`]: type inference (arrow-csv's, mapped to the reference's types);
 //! - [`classify`]: arrow-csv's classification of values, without its regexes;
 //! - [`read`]: opening, streaming in bounded memory, and error messages with line numbers;
-//! - [`fast`]: the decoder of batches without quotes, faster than arrow-csv's in the sandbox;
+//! - [`fast`]: the decoder of plain batches, faster than arrow-csv's in the sandbox;
+//! - [`split`]: where the fields of such a batch lie;
 //! - [`input`]: the file's bytes, buffered for both decoders;
 //! - [`scan`]: a record scanner that splits records as arrow-csv does, for line numbers.
 
@@ -16,6 +17,7 @@ mod infer;
 mod input;
 mod read;
 mod scan;
+mod split;
 mod timestamp;
 
 use config::Config;

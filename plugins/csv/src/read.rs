@@ -160,7 +160,13 @@ impl CsvReader {
                 })
                 .collect::<Vec<_>>(),
         ));
-        let fast = FastDecoder::new(&decode, &timestamp_columns, config.delimiter, config.quote);
+        let fast = FastDecoder::new(
+            &decode,
+            &timestamp_columns,
+            config.delimiter,
+            config.quote,
+            config.escape,
+        );
         Ok(Self {
             input: Input::new(input),
             decode,

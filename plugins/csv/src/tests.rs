@@ -474,6 +474,22 @@ fn small_batches_give_the_rows_one_batch_gives() {
     for batch_size in [1, 2, 3, 4, 5, 7, 9, 10, 11] {
         check_small_batches(&path, &whole, batch_size);
     }
+    // Every field quoted, as R's write.csv does: the fast decoder reads quoted fields that hold
+    // no quote and no line break, and leaves a batch with any other quote to arrow-csv.
+    let text = "\"id\",\"fare\",\"at\",\"note\"\r\n\
+                \"1\",\"2.5\",\"2026-08-01 07:15:00\",\"a, b\"\r\n\
+                \"2\",\"\",\"\",\"\"\r\n\
+                \"3\",\"-0.25\",\"2026-08-01T07:15:01\",\"say \"\"hi\"\"\"\r\n\
+                4,5,2026-08-01 07:15:02,plain\r\n\
+                \"5\",\"6\",\"2026-08-01 07:15:03\",\"two\nlines\"\r\n\
+                \"6\",\"7.125\",\"2026-08-01 07:15:04\",\"\"\r\n\
+                \"7\",\"8\",\"2026-08-01 07:15:05\",\"z\"";
+    let path = dir.file("quoted.csv", text);
+    let whole = read(text, "");
+    assert_eq!(whole.num_rows(), 7);
+    for batch_size in [1, 2, 3, 4, 7, 8] {
+        check_small_batches(&path, &whole, batch_size);
+    }
     // A file the fast decoder takes whole after the header batch.
     let (text, _) = big_file("");
     let path = dir.file("big.csv", &text);
