@@ -18,7 +18,7 @@
 use crate::split::{Dialect, Fields};
 use arrow_array::types::{Date32Type, Float64Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{ArrayRef, BooleanArray, PrimitiveArray, StringArray};
-use arrow_buffer::{BooleanBufferBuilder, NullBufferBuilder, OffsetBuffer};
+use arrow_buffer::{BooleanBuffer, NullBuffer, NullBufferBuilder, OffsetBuffer};
 use arrow_cast::parse::Parser;
 use arrow_schema::{DataType, Schema};
 use std::sync::Arc;
@@ -169,62 +169,52 @@ fn strings(fields: &Column<'_>) -> Option<ArrayRef> {
     Some(Arc::new(array))
 }
 
+/// Every field of a column through `parse`, an empty one as null (`T::default()` among the
+/// values); `None` as soon as a value does not parse.
+fn parsed<T: Default>(
+    fields: &Column<'_>,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Option<(Vec<T>, Option<NullBuffer>)> {
+    let mut values = Vec::with_capacity(fields.rows);
+    let mut nulls = NullBufferBuilder::new(fields.rows);
+    for row in 0..fields.rows {
+        let s = fields.get(row)?;
+        if s.is_empty() {
+            values.push(T::default());
+            nulls.append_null();
+        } else {
+            values.push(parse(s)?);
+            nulls.append_non_null();
+        }
+    }
+    Some((values, nulls.finish()))
+}
+
 /// A column of `T`: `fast` first, then arrow's own parser (which arrow-csv uses).
 fn primitive<T>(fields: &Column<'_>, fast: fn(&[u8]) -> Option<T::Native>) -> Option<ArrayRef>
 where
     T: Parser,
 {
-    let mut values = Vec::with_capacity(fields.rows);
-    let mut nulls = NullBufferBuilder::new(fields.rows);
-    for row in 0..fields.rows {
-        let s = fields.get(row)?;
-        if s.is_empty() {
-            values.push(T::Native::default());
-            nulls.append_null();
-        } else {
-            values.push(fast(s.as_bytes()).or_else(|| T::parse(s))?);
-            nulls.append_non_null();
-        }
-    }
-    Some(Arc::new(PrimitiveArray::<T>::new(
-        values.into(),
-        nulls.finish(),
-    )))
+    let (values, nulls) = parsed(fields, |s| fast(s.as_bytes()).or_else(|| T::parse(s)))?;
+    Some(Arc::new(PrimitiveArray::<T>::new(values.into(), nulls)))
 }
 
 fn booleans(fields: &Column<'_>) -> Option<ArrayRef> {
-    let mut values = BooleanBufferBuilder::new(fields.rows);
-    let mut nulls = NullBufferBuilder::new(fields.rows);
-    for row in 0..fields.rows {
-        let s = fields.get(row)?;
-        if s.is_empty() {
-            values.append(false);
-            nulls.append_null();
-        } else {
-            values.append(parse_bool(s)?);
-            nulls.append_non_null();
-        }
-    }
-    Some(Arc::new(BooleanArray::new(values.finish(), nulls.finish())))
+    let (values, nulls) = parsed(fields, parse_bool)?;
+    Some(Arc::new(BooleanArray::new(
+        BooleanBuffer::from(values),
+        nulls,
+    )))
 }
 
 /// A timestamp column when every value has the common shape; `None` sends the column to
 /// arrow's parser as text.
 fn timestamps(fields: &Column<'_>) -> Option<ArrayRef> {
-    let mut values = Vec::with_capacity(fields.rows);
-    let mut nulls = NullBufferBuilder::new(fields.rows);
-    for row in 0..fields.rows {
-        let s = fields.get(row)?;
-        if s.is_empty() {
-            values.push(0);
-            nulls.append_null();
-        } else {
-            values.push(crate::timestamp::fast_micros(s.as_bytes())?);
-            nulls.append_non_null();
-        }
-    }
-    let array = PrimitiveArray::<TimestampMicrosecondType>::new(values.into(), nulls.finish());
-    Some(Arc::new(array))
+    let (values, nulls) = parsed(fields, |s| crate::timestamp::fast_micros(s.as_bytes()))?;
+    Some(Arc::new(PrimitiveArray::<TimestampMicrosecondType>::new(
+        values.into(),
+        nulls,
+    )))
 }
 
 /// arrow-csv 58.4.1's boolean rule (private there): `true` or `false`, in any case.
