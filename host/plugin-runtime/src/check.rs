@@ -1,15 +1,19 @@
 //! Running a check plugin: batches in, verdicts at the end.
 
 use crate::Result;
-use crate::bindings::check::CheckPlugin;
 use crate::bindings::check::exports::ldp::plugin::check as wit_check;
+use crate::bindings::check::{CheckPlugin, CheckPluginPre};
+use crate::bindings::wit;
+use crate::direct::BatchExport;
 use crate::instance::Instance;
 use crate::limits::Sandbox;
 use crate::plugin::{Plugin, PluginKind, Pre};
+use crate::sandbox::HostState;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use ldp_plugin_ipc::Encoder;
 use serde::Serialize;
+use wasmtime::Store;
 
 /// The verdict of one check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -35,9 +39,29 @@ pub struct CheckContext {
     pub now_micros: Option<i64>,
 }
 
+/// A check instance's exports: the generated bindings, and `push` with the batch written
+/// straight into the plugin's memory.
+pub(crate) struct CheckWorld {
+    bindings: CheckPlugin,
+    push: BatchExport<(std::result::Result<(), wit::PluginError>,)>,
+}
+
+impl CheckWorld {
+    fn new(
+        pre: &CheckPluginPre<HostState>,
+        store: &mut Store<HostState>,
+    ) -> wasmtime::Result<Self> {
+        let instance = pre.instance_pre().instantiate(&mut *store)?;
+        Ok(Self {
+            bindings: CheckPlugin::new(&mut *store, &instance)?,
+            push: BatchExport::new(&instance, store, "ldp:plugin/check@0.1.0", "push")?,
+        })
+    }
+}
+
 /// An open check.
 pub struct CheckStream {
-    instance: Instance<CheckPlugin>,
+    instance: Instance<CheckWorld>,
     encoder: Encoder,
 }
 
@@ -53,9 +77,13 @@ impl Plugin {
         let Pre::Check(pre) = &self.pre else {
             unreachable!("a check plugin has a check world")
         };
-        let mut instance = Instance::new(self, sandbox, |s| pre.instantiate(s))?;
+        let mut instance = Instance::new(self, sandbox, |s| CheckWorld::new(pre, s))?;
         let (encoder, schema_msg) = crate::ipc::start(&instance, input)?;
-        instance.call(|w, s| w.ldp_plugin_check().call_open(s, config, &schema_msg))?;
+        instance.call(|w, s| {
+            w.bindings
+                .ldp_plugin_check()
+                .call_open(s, config, &schema_msg)
+        })?;
         Ok(CheckStream { instance, encoder })
     }
 }
@@ -63,9 +91,8 @@ impl Plugin {
 impl CheckStream {
     /// Shows one batch to the check.
     pub fn push(&mut self, batch: &RecordBatch) -> Result<()> {
-        let msg = crate::ipc::encode(&self.instance, &mut self.encoder, batch)?;
-        self.instance
-            .call(|w, s| w.ldp_plugin_check().call_push(s, msg))
+        let message = crate::ipc::message(&self.instance, &mut self.encoder, batch)?;
+        self.instance.call(|w, s| Ok(w.push.call(s, &message)?.0))
     }
 
     /// Ends the stream: the verdicts, in the order of the checks of the plugin's config.
@@ -76,7 +103,7 @@ impl CheckStream {
         };
         let results = self
             .instance
-            .call(|w, s| w.ldp_plugin_check().call_finish(s, context))?;
+            .call(|w, s| w.bindings.ldp_plugin_check().call_finish(s, context))?;
         Ok(results
             .into_iter()
             .map(|r| CheckResult {

@@ -3,7 +3,7 @@
 use crate::instance::Instance;
 use crate::{Result, RuntimeError};
 use arrow_array::RecordBatch;
-use ldp_plugin_ipc::{Decoder, Encoder};
+use ldp_plugin_ipc::{Decoder, Encoder, Message};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Decodes a batch a plugin sent, validating every buffer; bad bytes are the plugin's fault.
@@ -22,15 +22,15 @@ pub(crate) fn decode<W>(
     }
 }
 
-/// Encodes a batch for a plugin, into the encoder's reused buffer (wasmtime copies it into the
-/// plugin's memory).
-pub(crate) fn encode<'e, W>(
+/// Lays out a batch's message for a plugin; the call framing it straight into the plugin's
+/// memory ([`crate::direct::BatchExport`]) writes its bytes.
+pub(crate) fn message<W>(
     instance: &Instance<W>,
-    encoder: &'e mut Encoder,
+    encoder: &mut Encoder,
     batch: &RecordBatch,
-) -> Result<&'e Vec<u8>> {
+) -> Result<Message> {
     encoder
-        .encode_ref(batch)
+        .message(batch)
         .map_err(|source| RuntimeError::Encode {
             plugin: instance.plugin().to_string(),
             source,

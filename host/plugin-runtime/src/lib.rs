@@ -22,6 +22,7 @@
 mod bindings;
 mod cache;
 mod check;
+mod direct;
 mod duckdb;
 mod error;
 mod inspect;

@@ -1,17 +1,41 @@
 //! Running a transform plugin: batches in, batches out.
 
 use crate::Result;
-use crate::bindings::transform::TransformPlugin;
+use crate::bindings::transform::{TransformPlugin, TransformPluginPre};
+use crate::bindings::wit;
+use crate::direct::BatchExport;
 use crate::instance::Instance;
 use crate::limits::Sandbox;
 use crate::plugin::{Plugin, PluginKind, Pre};
+use crate::sandbox::HostState;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use ldp_plugin_ipc::{Decoder, Encoder, Validation};
+use wasmtime::Store;
+
+/// A transform instance's exports: the generated bindings, and `push` with the batch written
+/// straight into the plugin's memory (the hot path, once per batch).
+pub(crate) struct TransformWorld {
+    bindings: TransformPlugin,
+    push: BatchExport<(std::result::Result<Vec<Vec<u8>>, wit::PluginError>,)>,
+}
+
+impl TransformWorld {
+    fn new(
+        pre: &TransformPluginPre<HostState>,
+        store: &mut Store<HostState>,
+    ) -> wasmtime::Result<Self> {
+        let instance = pre.instance_pre().instantiate(&mut *store)?;
+        Ok(Self {
+            bindings: TransformPlugin::new(&mut *store, &instance)?,
+            push: BatchExport::new(&instance, store, "ldp:plugin/transform@0.1.0", "push")?,
+        })
+    }
+}
 
 /// An open transform.
 pub struct TransformStream {
-    instance: Instance<TransformPlugin>,
+    instance: Instance<TransformWorld>,
     input: SchemaRef,
     encoder: Encoder,
     decoder: Decoder,
@@ -29,10 +53,13 @@ impl Plugin {
         let Pre::Transform(pre) = &self.pre else {
             unreachable!("a transform plugin has a transform world")
         };
-        let mut instance = Instance::new(self, sandbox, |s| pre.instantiate(s))?;
+        let mut instance = Instance::new(self, sandbox, |s| TransformWorld::new(pre, s))?;
         let (encoder, schema_msg) = crate::ipc::start(&instance, input)?;
-        let out_msg =
-            instance.call(|w, s| w.ldp_plugin_transform().call_open(s, config, &schema_msg))?;
+        let out_msg = instance.call(|w, s| {
+            w.bindings
+                .ldp_plugin_transform()
+                .call_open(s, config, &schema_msg)
+        })?;
         let decoder = Decoder::new(out_msg, Validation::Full)
             .map_err(|e| instance.contract(format!("its output schema is not Arrow IPC: {e}")))?;
         Ok(TransformStream {
@@ -59,10 +86,8 @@ impl TransformStream {
                 self.input
             )));
         }
-        let msg = crate::ipc::encode(&self.instance, &mut self.encoder, batch)?;
-        let out = self
-            .instance
-            .call(|w, s| w.ldp_plugin_transform().call_push(s, msg))?;
+        let message = crate::ipc::message(&self.instance, &mut self.encoder, batch)?;
+        let out = self.instance.call(|w, s| Ok(w.push.call(s, &message)?.0))?;
         self.decode_all(out)
     }
 
@@ -70,7 +95,7 @@ impl TransformStream {
     pub fn flush(&mut self) -> Result<Vec<RecordBatch>> {
         let out = self
             .instance
-            .call(|w, s| w.ldp_plugin_transform().call_flush(s))?;
+            .call(|w, s| w.bindings.ldp_plugin_transform().call_flush(s))?;
         self.decode_all(out)
     }
 

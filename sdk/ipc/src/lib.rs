@@ -25,61 +25,155 @@ use arrow_array::RecordBatch;
 use arrow_buffer::Buffer;
 use arrow_ipc::convert::try_schema_from_ipc_buffer;
 use arrow_ipc::reader::{FileDecoder, StreamDecoder};
-use arrow_ipc::writer::StreamWriter;
+use arrow_ipc::writer::{
+    CompressionContext, DictionaryTracker, EncodedData, IpcDataGenerator, IpcWriteOptions,
+};
 use arrow_ipc::{Block, MessageHeader, MetadataVersion, root_as_message};
 use arrow_schema::{ArrowError, Schema, SchemaRef};
 use std::sync::Arc;
 
-/// Bytes kept in front of a batch's own size when sizing the output buffer (message header,
-/// padding).
-const MESSAGE_OVERHEAD: usize = 1024;
-
 /// Encodes one stream: the schema message first, then one message per batch.
+///
+/// A batch is encoded in two steps: [`Encoder::message`] lays out its buffers (the
+/// [`Message`]), and the message is then framed into whatever memory the caller has: a new
+/// `Vec` ([`Encoder::encode`]), a buffer of the caller's ([`Message::append_to`]), or the
+/// plugin's own memory (the host's runtime, which so writes each batch once instead of
+/// encoding it and copying it in). The framing is arrow's `StreamWriter`'s, byte for byte.
 pub struct Encoder {
-    writer: StreamWriter<Vec<u8>>,
+    data_gen: IpcDataGenerator,
+    tracker: DictionaryTracker,
+    options: IpcWriteOptions,
+    compression: CompressionContext,
 }
 
 impl Encoder {
     /// Starts a stream for `schema`; returns the encoder and the Schema message to send first.
     pub fn new(schema: &Schema) -> Result<(Self, Vec<u8>), ArrowError> {
-        let mut writer = StreamWriter::try_new(Vec::with_capacity(MESSAGE_OVERHEAD), schema)?;
-        let schema_msg = std::mem::take(writer.get_mut());
-        Ok((Self { writer }, schema_msg))
+        let data_gen = IpcDataGenerator::default();
+        // As arrow's StreamWriter: a dictionary that changes is sent again, not refused.
+        let mut tracker = DictionaryTracker::new(false);
+        let options = IpcWriteOptions::try_new(usize::from(ALIGNMENT), false, MetadataVersion::V5)?;
+        let schema_msg = Message {
+            parts: vec![data_gen.schema_to_bytes_with_dictionary_tracker(
+                schema,
+                &mut tracker,
+                &options,
+            )],
+        }
+        .to_vec();
+        let encoder = Self {
+            data_gen,
+            tracker,
+            options,
+            compression: CompressionContext::default(),
+        };
+        Ok((encoder, schema_msg))
+    }
+
+    /// Lays out the message(s) of one batch (its dictionaries first), ready to be framed.
+    ///
+    /// The batch must have the stream's schema: a stream never changes its schema.
+    pub fn message(&mut self, batch: &RecordBatch) -> Result<Message, ArrowError> {
+        let (mut parts, batch_part) = self.data_gen.encode(
+            batch,
+            &mut self.tracker,
+            &self.options,
+            &mut self.compression,
+        )?;
+        parts.push(batch_part);
+        Ok(Message { parts })
     }
 
     /// Encodes one batch as the message(s) to send for it.
-    ///
-    /// The batch must have the stream's schema; a different schema is an error (a stream never
-    /// changes its schema).
     pub fn encode(&mut self, batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
-        *self.writer.get_mut() = Vec::with_capacity(message_capacity(batch));
-        self.writer.write(batch)?;
-        Ok(std::mem::take(self.writer.get_mut()))
-    }
-
-    /// As [`Encoder::encode`], into a buffer the encoder keeps and reuses from batch to batch:
-    /// for a caller that only lends the message (the host, which copies it into the plugin's
-    /// memory), one allocation per stream instead of one per batch.
-    pub fn encode_ref(&mut self, batch: &RecordBatch) -> Result<&Vec<u8>, ArrowError> {
-        let buffer = self.writer.get_mut();
-        buffer.clear();
-        buffer.reserve(message_capacity(batch));
-        self.writer.write(batch)?;
-        Ok(self.writer.get_ref())
+        Ok(self.message(batch)?.to_vec())
     }
 }
 
-/// The bytes a batch's message needs, about, without walking its arrays: the memory the batch
-/// holds, capped at 16 bytes per cell. The cap matters for a slice, whose arrays report the
-/// whole buffers they point into (a 1-row slice of a large batch would otherwise allocate, and
-/// fault in, megabytes per message); a message that outgrows the estimate grows its buffer.
-fn message_capacity(batch: &RecordBatch) -> usize {
-    let cells = batch.num_rows().saturating_mul(batch.num_columns());
-    batch
-        .get_array_memory_size()
-        .min(cells.saturating_mul(16))
-        .saturating_add(MESSAGE_OVERHEAD)
+/// The laid-out message(s) of one batch, not yet framed: each part is a flatbuffer header and
+/// a body, which framing joins with the stream format's prefix and padding.
+pub struct Message {
+    parts: Vec<EncodedData>,
 }
+
+impl Message {
+    /// The size of the framed message(s), in bytes.
+    pub fn len(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| Self::header_len(p) + p.arrow_data.len())
+            .sum()
+    }
+
+    /// Whether the framed message is empty (never: a message has at least its header).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Frames the message(s) into `dst`, which must be exactly [`Message::len`] bytes.
+    ///
+    /// # Panics
+    ///
+    /// If `dst` has another length.
+    pub fn write_to(&self, dst: &mut [u8]) {
+        assert_eq!(dst.len(), self.len(), "the destination of a framed message");
+        let mut at = 0;
+        self.frame(|piece| {
+            dst[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
+        });
+    }
+
+    /// Appends the framed message(s) to `out`.
+    pub fn append_to(&self, out: &mut Vec<u8>) {
+        out.reserve(self.len());
+        self.frame(|piece| out.extend_from_slice(piece));
+    }
+
+    /// The framed message(s) in a new `Vec`.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.append_to(&mut out);
+        out
+    }
+
+    /// Gives the framed message's pieces in order: per part, the continuation marker, the
+    /// metadata length (the flatbuffer and its padding, not the prefix), the flatbuffer, its
+    /// padding and the body (which arrow's encoder has already padded).
+    fn frame(&self, mut put: impl FnMut(&[u8])) {
+        const PADDING: [u8; ALIGNMENT as usize] = [0; ALIGNMENT as usize];
+        for part in &self.parts {
+            let header = Self::header_len(part);
+            let meta_len = i32::try_from(header - PREFIX).unwrap_or(i32::MAX);
+            put(&CONTINUATION_MARKER);
+            put(&meta_len.to_le_bytes());
+            put(&part.ipc_message);
+            put(&PADDING[..header - PREFIX - part.ipc_message.len()]);
+            put(&part.arrow_data);
+        }
+    }
+
+    /// The prefix, the flatbuffer and its padding to the alignment.
+    fn header_len(part: &EncodedData) -> usize {
+        let a = usize::from(ALIGNMENT) - 1;
+        (part.ipc_message.len() + PREFIX + a) & !a
+    }
+}
+
+/// The alignment of every buffer and header (arrow's default).
+const ALIGNMENT: u8 = 64;
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Message")
+            .field("parts", &self.parts.len())
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+/// The stream format's prefix: the continuation marker and the metadata length.
+const PREFIX: usize = 8;
+const CONTINUATION_MARKER: [u8; 4] = [0xff; 4];
 
 /// Whether a decoder validates what it reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,6 +326,75 @@ mod tests {
             assert_eq!(trusted.decode(msg.clone()).unwrap(), batch);
             assert_eq!(full.decode(msg).unwrap(), batch);
         }
+    }
+
+    /// The framing is arrow's StreamWriter's, byte for byte: schema, dictionaries that change
+    /// between batches, nested and empty batches.
+    #[test]
+    fn frames_as_arrow_stream_writer_does() {
+        use arrow_array::{Int64Array, ListArray, types::Int64Type};
+        use arrow_ipc::writer::StreamWriter;
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("i", DataType::Int64, true),
+            Field::new(
+                "d",
+                DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+                true,
+            ),
+            Field::new(
+                "l",
+                DataType::List(Arc::new(Field::new_list_field(DataType::Int64, true))),
+                true,
+            ),
+            Field::new("s", DataType::Utf8, true),
+        ]));
+        let batch = |n: i64, words: Vec<&str>| {
+            let rows = words.len();
+            let dict: DictionaryArray<Int32Type> = words.iter().copied().collect();
+            let lists = ListArray::from_iter_primitive::<Int64Type, _, _>(
+                (0..rows as i64).map(|i| Some(vec![Some(i), None, Some(n)])),
+            );
+            RecordBatch::try_new(
+                schema.clone(),
+                vec![
+                    Arc::new(Int64Array::from_iter_values(
+                        (0..rows as i64).map(|i| i * n),
+                    )),
+                    Arc::new(dict),
+                    Arc::new(lists),
+                    Arc::new(StringArray::from_iter_values(
+                        words.iter().map(|w| w.repeat(3)),
+                    )),
+                ],
+            )
+            .unwrap()
+        };
+        let batches = [
+            batch(1, vec!["a", "b", "a"]),
+            batch(2, vec!["a", "b", "a", "b"]),
+            batch(3, vec!["c", "dd", "eee"]),
+            batch(4, vec![]),
+        ];
+        let mut expected = Vec::new();
+        let mut writer = StreamWriter::try_new(&mut expected, &schema).unwrap();
+        for b in &batches {
+            writer.write(b).unwrap();
+        }
+        drop(writer);
+        let (mut encoder, mut actual) = Encoder::new(&schema).unwrap();
+        for (i, b) in batches.iter().enumerate() {
+            match i % 3 {
+                0 => actual.extend(encoder.encode(b).unwrap()),
+                1 => encoder.message(b).unwrap().append_to(&mut actual),
+                _ => {
+                    let message = encoder.message(b).unwrap();
+                    let mut framed = vec![7; message.len()];
+                    message.write_to(&mut framed);
+                    actual.extend(framed);
+                }
+            }
+        }
+        assert_eq!(actual, expected);
     }
 
     #[test]

@@ -66,6 +66,38 @@ fn identity_gives_back_every_type_unchanged() {
     assert!(t.flush().unwrap().is_empty());
 }
 
+/// Batches are framed straight into the plugin's memory (`direct.rs`): an empty batch, and
+/// batches large enough to grow that memory (which moves it) between the allocation and the
+/// write, come back unchanged.
+#[test]
+fn identity_gives_back_empty_and_growing_batches() {
+    let plugin = testing("identity");
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, true),
+        Field::new("name", DataType::Utf8, true),
+    ]));
+    let batch = |rows: i64| {
+        RecordBatch::try_new(
+            schema.clone(),
+            vec![
+                Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
+                Arc::new(StringArray::from_iter_values(
+                    (0..rows).map(|i| format!("row {i}")),
+                )),
+            ],
+        )
+        .unwrap()
+    };
+    let mut t = plugin
+        .open_transform("{}", &schema, &Sandbox::default())
+        .unwrap();
+    for rows in [0, 1, 1_000, 200_000, 0, 1_000_000, 3] {
+        let b = batch(rows);
+        let out = t.push(&b).unwrap();
+        assert_eq!(out, vec![b], "a batch of {rows} rows");
+    }
+}
+
 #[test]
 fn a_batch_of_another_schema_is_refused() {
     let plugin = testing("identity");
