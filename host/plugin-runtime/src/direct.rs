@@ -5,7 +5,7 @@
 //! that buffer in. [`DirectMessage`] lowers as the same `list<u8>`, but frames the laid-out
 //! message ([`Message`]) directly into the plugin's allocation: one pass over the batch's bytes
 //! fewer, which is most of what the boundary costs a transform beyond the encoding and decoding
-//! native code does too (`docs/plugins.md`, "The cost of the boundary").
+//! native code does too (`docs/plugins.md`, "What the boundary costs").
 //!
 //! This implements wasmtime's `ComponentType` and `Lower` by hand, as its own `[u8]` does (the
 //! traits are public but documented as wasmtime's internals); wasmtime is pinned to one version
