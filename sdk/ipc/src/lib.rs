@@ -160,8 +160,6 @@ impl Message {
     }
 }
 
-/// The alignment of every buffer and header (arrow's default).
-const ALIGNMENT: u8 = 64;
 impl std::fmt::Debug for Message {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Message")
@@ -171,6 +169,8 @@ impl std::fmt::Debug for Message {
     }
 }
 
+/// The alignment of every buffer and header (arrow's default).
+const ALIGNMENT: u8 = 64;
 /// The stream format's prefix: the continuation marker and the metadata length.
 const PREFIX: usize = 8;
 const CONTINUATION_MARKER: [u8; 4] = [0xff; 4];
