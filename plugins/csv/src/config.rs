@@ -1,6 +1,8 @@
 //! The plugin's configuration: parsed by hand from the JSON object so that every error names the
 //! key at fault.
 
+use crate::encoding::Encoding;
+use crate::value::{ColumnType, NullValues};
 use ldp_plugin_sdk::PluginError;
 use serde_json::{Map, Value};
 
@@ -13,6 +15,10 @@ pub const KEYS: &[&str] = &[
     "escape",
     "batch_size",
     "infer_rows",
+    "null_values",
+    "columns",
+    "encoding",
+    "skip_rows",
 ];
 
 /// The largest `batch_size` accepted: the CSV decoder reserves room for a whole batch up front.
@@ -70,6 +76,29 @@ pub const SCHEMA: &str = r#"{
         { "const": "all" }
       ],
       "description": "Rows to infer the column types from, or \"all\" to read the whole file first. Default: the first 1 MiB of the file."
+    },
+    "null_values": {
+      "type": "array",
+      "items": { "type": "string" },
+      "description": "The values read as null in columns that are not text. Default: pyarrow's list (\"\", NA, N/A, NULL, nan, NaN, #N/A, null, ...)."
+    },
+    "columns": {
+      "type": "object",
+      "additionalProperties": {
+        "enum": ["string", "int64", "double", "bool", "date", "time", "timestamp", "timestamptz"]
+      },
+      "description": "Types of the columns it names, instead of inferred ones (e.g. {\"zip\": \"string\"})."
+    },
+    "encoding": {
+      "enum": ["utf-8", "utf-16", "utf-16le", "utf-16be", "latin-1", "windows-1252"],
+      "default": "utf-8",
+      "description": "The file's text encoding."
+    },
+    "skip_rows": {
+      "type": "integer",
+      "minimum": 0,
+      "default": 0,
+      "description": "Lines to skip before the header (a title or notes above the table)."
     }
   }
 }"#;
@@ -95,6 +124,11 @@ pub struct Config {
     pub escape: Option<u8>,
     pub batch_size: usize,
     pub infer_rows: InferRows,
+    pub null_values: NullValues,
+    /// Column types set by name, in the config's order.
+    pub columns: Vec<(String, ColumnType)>,
+    pub encoding: Encoding,
+    pub skip_rows: usize,
 }
 
 impl Config {
@@ -155,6 +189,53 @@ impl Config {
                 _ => return Err(expected("infer_rows", "an integer >= 1 or \"all\"", v)),
             },
         };
+        let null_values = match map.get("null_values") {
+            None => NullValues::default(),
+            Some(Value::Array(items)) => NullValues::new(
+                items
+                    .iter()
+                    .map(|v| match v {
+                        Value::String(s) => Ok(s.clone()),
+                        other => Err(expected("null_values", "a list of strings", other)),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            Some(other) => return Err(expected("null_values", "a list of strings", other)),
+        };
+        let columns = match map.get("columns") {
+            None => Vec::new(),
+            Some(Value::Object(columns)) => columns
+                .iter()
+                .map(|(name, t)| match t.as_str().and_then(ColumnType::parse) {
+                    Some(t) => Ok((name.clone(), t)),
+                    None => Err(PluginError::config(format!(
+                        "config.columns.{name}: expected a type ({}), got {t}",
+                        ColumnType::NAMES
+                    ))),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                return Err(expected(
+                    "columns",
+                    "an object of column names to types",
+                    other,
+                ));
+            }
+        };
+        let encoding = match map.get("encoding") {
+            None => Encoding::Utf8,
+            Some(v) => v
+                .as_str()
+                .and_then(Encoding::parse)
+                .ok_or_else(|| expected("encoding", &format!("one of {}", Encoding::NAMES), v))?,
+        };
+        let skip_rows = match map.get("skip_rows") {
+            None => 0,
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| expected("skip_rows", "an integer >= 0", v))?,
+        };
         if delimiter == quote {
             return Err(PluginError::config(format!(
                 "config.quote: the quote {:?} is also the delimiter; choose another one",
@@ -175,6 +256,10 @@ impl Config {
             escape,
             batch_size,
             infer_rows,
+            null_values,
+            columns,
+            encoding,
+            skip_rows,
         })
     }
 }
@@ -242,6 +327,10 @@ mod tests {
                 escape: None,
                 batch_size: 8192,
                 infer_rows: InferRows::FirstMiB,
+                null_values: NullValues::default(),
+                columns: Vec::new(),
+                encoding: Encoding::Utf8,
+                skip_rows: 0,
             }
         );
     }
@@ -256,6 +345,20 @@ mod tests {
         assert!(!c.has_header);
         assert_eq!((c.delimiter, c.quote, c.escape), (b';', b'\'', Some(b'\\')));
         assert_eq!((c.batch_size, c.infer_rows), (10, InferRows::All));
+        let c = Config::parse(
+            r#"{"path":"/a","null_values":["-"],"columns":{"zip":"string","n":"long"},
+                "encoding":"latin-1","skip_rows":2}"#,
+        )
+        .unwrap();
+        assert_eq!(c.null_values, NullValues::new(vec!["-".into()]));
+        assert_eq!(
+            c.columns,
+            vec![
+                ("zip".into(), ColumnType::Utf8),
+                ("n".into(), ColumnType::Int64)
+            ]
+        );
+        assert_eq!((c.encoding, c.skip_rows), (Encoding::Latin1, 2));
         let c = Config::parse(r#"{"path":"/a","escape":null,"infer_rows":100}"#).unwrap();
         assert_eq!((c.escape, c.infer_rows), (None, InferRows::Rows(100)));
     }
@@ -283,6 +386,14 @@ mod tests {
         assert!(err(r#"{"has_header":true}"#).starts_with("config.path: required"));
         assert!(err(r#"{"path":""}"#).starts_with("config.path:"));
         assert!(err(r#"{"path":"/a","quote":","}"#).starts_with("config.quote:"));
+        assert!(err(r#"{"path":"/a","null_values":"NA"}"#).starts_with("config.null_values:"));
+        assert!(err(r#"{"path":"/a","null_values":[1]}"#).starts_with("config.null_values:"));
+        assert!(
+            err(r#"{"path":"/a","columns":{"zip":"varchar"}}"#)
+                .starts_with("config.columns.zip: expected a type")
+        );
+        assert!(err(r#"{"path":"/a","encoding":"ebcdic"}"#).starts_with("config.encoding:"));
+        assert!(err(r#"{"path":"/a","skip_rows":-1}"#).starts_with("config.skip_rows:"));
         assert!(err("[1]").starts_with("config must be a JSON object"));
         assert!(err("{").starts_with("config is not valid JSON"));
     }

@@ -2,23 +2,26 @@
 //! reference (pyarrow's CSV reader) infers them.
 //!
 //! - [`config`]: the configuration and its JSON Schema;
-//! - [`infer`]: type inference (arrow-csv's, mapped to the reference's types);
-//! - [`classify`]: arrow-csv's classification of values, without its regexes;
+//! - [`value`]: how one value is read (pyarrow's null markers, kinds and parsers);
+//! - [`infer`]: type inference, as pyarrow infers;
+//! - [`convert`]: a column of fields into an Arrow array;
+//! - [`encoding`]: UTF-16, Latin-1 and Windows-1252 files decoded to UTF-8;
 //! - [`read`]: opening, streaming in bounded memory, and error messages with line numbers;
-//! - [`fast`]: the decoder of plain batches, faster than arrow-csv's in the sandbox;
+//! - [`fast`]: the splitter of plain batches, faster than arrow-csv's in the sandbox;
 //! - [`split`]: where the fields of such a batch lie;
 //! - [`input`]: the file's bytes, buffered for both decoders;
 //! - [`scan`]: a record scanner that splits records as arrow-csv does, for line numbers.
 
-mod classify;
 mod config;
+mod convert;
+mod encoding;
 mod fast;
 mod infer;
 mod input;
 mod read;
 mod scan;
 mod split;
-mod timestamp;
+mod value;
 
 use config::Config;
 use ldp_plugin_sdk::prelude::*;

@@ -21,18 +21,20 @@
 //! reject.
 
 use crate::config::{Config, InferRows};
+use crate::convert;
 use crate::fast::FastDecoder;
-use crate::infer::{self, Schemas};
+use crate::infer;
 use crate::input::Input;
 use crate::scan::{self, Located};
+use crate::value::ColumnType;
 use arrow_array::cast::AsArray;
-use arrow_array::types::TimestampMicrosecondType;
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_csv::ReaderBuilder;
-use arrow_schema::{ArrowError, DataType, SchemaRef};
+use arrow_csv::reader::Format;
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use ldp_plugin_sdk::PluginError;
 use std::fs::File;
-use std::io::{self, BufReader, Cursor, Read};
+use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::sync::Arc;
 
 /// The size of the read buffer, and of the sample types are inferred from by default.
@@ -41,33 +43,21 @@ pub const MIB: usize = 1 << 20;
 /// The longest value quoted in an error message.
 const MAX_VALUE_CHARS: usize = 80;
 
-/// What inference leaves for streaming: arrow-csv's raw schema, the rows it was inferred from,
-/// the zones of its timestamp columns, and the file to stream from its start.
-type Opened = (
-    arrow_schema::Schema,
-    usize,
-    Vec<infer::Zones>,
-    Box<dyn Read>,
-);
-
 /// An open CSV file, streaming batches.
 ///
-/// The first batch (which holds the header) and every batch the fast decoder declines are
-/// decoded by arrow-csv; the others by [`FastDecoder`]. Both give the same batches.
+/// Both decoders split records into text fields, and [`convert`] reads the fields as their
+/// column's type. The first batch (which holds the header) and every batch the fast decoder
+/// declines are split by arrow-csv; the others by [`FastDecoder`]. Both give the same batches.
 pub struct CsvReader {
     input: Input,
-    /// The schema batches are decoded in: timestamps as text.
-    decode: SchemaRef,
-    /// `None` when a column has a type the fast decoder does not build.
+    /// The schema arrow-csv splits in: every column as text.
+    text: SchemaRef,
+    /// `None` when the dialect is one the fast decoder does not split.
     fast: Option<FastDecoder>,
     /// Whether the first batch, which arrow-csv decodes with the header, is still to come.
     first: bool,
     context: Context,
-    /// Columns whose timestamps are parsed without a zone and announced in UTC.
-    utc_columns: Vec<usize>,
-    /// Timestamp columns decoded as strings and parsed by [`crate::timestamp`].
-    timestamp_columns: Vec<usize>,
-    /// Data rows decoded so far (for the line numbers of timestamp errors).
+    /// Data rows decoded so far (for the line numbers of errors).
     rows_done: usize,
     failed: bool,
 }
@@ -75,22 +65,57 @@ pub struct CsvReader {
 /// What error messages need.
 struct Context {
     config: Config,
-    schemas: Schemas,
+    /// The schema batches are announced in.
+    output: SchemaRef,
+    types: Vec<ColumnType>,
     /// Data rows the types were inferred from.
     inferred_rows: usize,
 }
 
-fn open_file(path: &str) -> Result<File, PluginError> {
-    File::open(path).map_err(|e| PluginError::io(format!("{path}: cannot open the file: {e}")))
+/// The arrow-csv format of a configuration.
+fn format(config: &Config) -> Format {
+    let format = Format::default()
+        .with_header(config.has_header)
+        .with_delimiter(config.delimiter)
+        .with_quote(config.quote);
+    match config.escape {
+        Some(escape) => format.with_escape(escape),
+        None => format,
+    }
+}
+
+fn open_error(path: &str, e: io::Error) -> PluginError {
+    PluginError::io(format!("{path}: cannot open the file: {e}"))
 }
 
 fn read_error(path: &str, e: io::Error) -> PluginError {
+    if e.kind() == io::ErrorKind::InvalidData {
+        return PluginError::data(format!("{path}: {e}"));
+    }
     PluginError::io(format!("{path}: cannot read the file: {e}"))
 }
 
-/// Appends up to 1 MiB of `file` to `buf`; true at the end of the file.
-fn read_mib(path: &str, file: &mut File, buf: &mut Vec<u8>) -> Result<bool, PluginError> {
-    let n = file
+/// The file's text from its start: decoded to UTF-8, its first `skip_rows` lines skipped.
+fn open_text(config: &Config) -> io::Result<Box<dyn Read>> {
+    let file: Box<dyn Read> = Box::new(File::open(&config.path)?);
+    let decoded = config.encoding.decode(file);
+    if config.skip_rows == 0 {
+        return Ok(decoded);
+    }
+    let mut reader = BufReader::with_capacity(MIB, decoded);
+    let mut line = Vec::new();
+    for _ in 0..config.skip_rows {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+    }
+    Ok(Box::new(reader))
+}
+
+/// Appends up to 1 MiB of `text` to `buf`; true at its end.
+fn read_mib(path: &str, text: &mut dyn Read, buf: &mut Vec<u8>) -> Result<bool, PluginError> {
+    let n = text
         .take(MIB as u64)
         .read_to_end(buf)
         .map_err(|e| read_error(path, e))?;
@@ -101,13 +126,13 @@ impl CsvReader {
     /// Opens the file, infers its schema and gets ready to stream it.
     pub fn open(config: Config) -> Result<Self, PluginError> {
         let path = config.path.clone();
-        let mut file = open_file(&path)?;
-        let (raw, inferred_rows, zones, input): Opened = match config.infer_rows {
+        let mut text = open_text(&config).map_err(|e| open_error(&path, e))?;
+        let (inferred, input): (infer::Inferred, Box<dyn Read>) = match config.infer_rows {
             InferRows::FirstMiB => {
                 // Infer from the first MiB (cut at a record boundary), then stream that MiB
                 // followed by the rest of the file: the file is read once.
                 let mut head = Vec::with_capacity(MIB);
-                let mut at_eof = read_mib(&path, &mut file, &mut head)?;
+                let mut at_eof = read_mib(&path, &mut text, &mut head)?;
                 let inferred = loop {
                     // Inference sees the whole records of the sample only.
                     match infer::infer_sample(&config, &head, at_eof)
@@ -115,17 +140,16 @@ impl CsvReader {
                     {
                         Some((inferred, _end)) => break inferred,
                         // Not one whole record yet (a header longer than 1 MiB): read on.
-                        None => at_eof = read_mib(&path, &mut file, &mut head)?,
+                        None => at_eof = read_mib(&path, &mut text, &mut head)?,
                     }
                 };
-                let rest = BufReader::with_capacity(MIB, file);
-                let input = Box::new(Cursor::new(head).chain(rest));
-                (inferred.raw, inferred.rows, inferred.zones, input)
+                let rest = BufReader::with_capacity(MIB, text);
+                (inferred, Box::new(Cursor::new(head).chain(rest)))
             }
-            InferRows::Rows(n) => Self::infer_pass(&config, file, Some(n))?,
-            InferRows::All => Self::infer_pass(&config, file, None)?,
+            InferRows::Rows(n) => Self::infer_pass(&config, text, Some(n))?,
+            InferRows::All => Self::infer_pass(&config, text, None)?,
         };
-        if raw.fields().is_empty() {
+        if inferred.names.is_empty() {
             return Err(PluginError::data(format!(
                 "{path}: the file is empty; a CSV file needs {}",
                 if config.has_header {
@@ -135,50 +159,27 @@ impl CsvReader {
                 }
             )));
         }
-        let schemas = infer::map_schema(&config, &raw, &zones);
-        let utc_columns = (0..schemas.output.fields().len())
-            .filter(|&i| schemas.output.field(i).data_type() != schemas.parse.field(i).data_type())
-            .collect();
-        let timestamp_columns: Vec<usize> = (0..schemas.parse.fields().len())
-            .filter(|&i| {
-                schemas.parse.field(i).data_type()
-                    == &DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None)
-            })
-            .collect();
-        let decode = Arc::new(arrow_schema::Schema::new(
-            schemas
-                .parse
-                .fields()
+        let types = infer::column_types(&config, &inferred).map_err(PluginError::config)?;
+        let output = infer::schema(&inferred.names, &types);
+        let text = Arc::new(Schema::new(
+            inferred
+                .names
                 .iter()
-                .enumerate()
-                .map(|(i, f)| {
-                    if timestamp_columns.contains(&i) {
-                        arrow_schema::Field::new(f.name(), DataType::Utf8, true)
-                    } else {
-                        f.as_ref().clone()
-                    }
-                })
+                .map(|name| Field::new(name, DataType::Utf8, true))
                 .collect::<Vec<_>>(),
         ));
-        let fast = FastDecoder::new(
-            &decode,
-            &timestamp_columns,
-            config.delimiter,
-            config.quote,
-            config.escape,
-        );
+        let fast = FastDecoder::new(&types, config.delimiter, config.quote, config.escape);
         Ok(Self {
             input: Input::new(input),
-            decode,
+            text,
             fast,
             first: true,
             context: Context {
                 config,
-                schemas,
-                inferred_rows,
+                output,
+                types,
+                inferred_rows: inferred.rows,
             },
-            utc_columns,
-            timestamp_columns,
             rows_done: 0,
             failed: false,
         })
@@ -188,22 +189,25 @@ impl CsvReader {
     /// file to stream it.
     fn infer_pass(
         config: &Config,
-        file: File,
+        text: Box<dyn Read>,
         max_rows: Option<usize>,
-    ) -> Result<Opened, PluginError> {
+    ) -> Result<(infer::Inferred, Box<dyn Read>), PluginError> {
         let path = &config.path;
-        let inferred = infer::infer(config, BufReader::with_capacity(MIB, file), max_rows)
+        let inferred = infer::infer(config, BufReader::with_capacity(MIB, text), max_rows)
             .map_err(|e| match e {
                 ArrowError::IoError(_, io) => read_error(path, io),
                 e => inference_error(config, e),
             })?;
-        let input = Box::new(BufReader::with_capacity(MIB, open_file(path)?));
-        Ok((inferred.raw, inferred.rows, inferred.zones, input))
+        let input = Box::new(BufReader::with_capacity(
+            MIB,
+            open_text(config).map_err(|e| open_error(path, e))?,
+        ));
+        Ok((inferred, input))
     }
 
     /// The schema every batch follows.
     pub fn schema(&self) -> SchemaRef {
-        self.context.schemas.output.clone()
+        self.context.output.clone()
     }
 
     /// The next batch, or `None` at the end of the file.
@@ -211,24 +215,30 @@ impl CsvReader {
         if self.failed {
             return Ok(None);
         }
-        // Records (the header included) before this batch: arrow-csv numbers the records of
-        // a batch it decodes from there.
-        let records_before = if self.first {
-            0
-        } else {
-            usize::from(self.context.config.has_header) + self.rows_done
-        };
+        // Records (the header included) before this batch's first data row.
+        let records_before = usize::from(self.context.config.has_header) + self.rows_done;
+        // arrow-csv numbers the records of a batch it splits from the start of that batch,
+        // the header included in the first one.
+        let arrow_base = if self.first { 0 } else { records_before };
         let finished = match self.decode_next() {
             Ok(None) => return Ok(None),
-            Ok(Some(columns)) => self.finish_batch(columns),
-            Err(e) => Err(self.context.translate(e, records_before)),
+            Ok(Some(Ok(columns))) => {
+                self.rows_done += columns.first().map_or(0, |c| c.len());
+                RecordBatch::try_new(self.context.output.clone(), columns).map_err(internal)
+            }
+            Ok(Some(Err((row, column)))) => {
+                Err(self.context.value_error(records_before + row + 1, column))
+            }
+            Err(e) => Err(self.context.translate(e, arrow_base)),
         };
         self.failed = finished.is_err();
         finished.map(Some)
     }
 
-    /// The columns of the next batch, decoded by the fast decoder or else by arrow-csv.
-    fn decode_next(&mut self) -> Result<Option<Vec<ArrayRef>>, ArrowError> {
+    /// The columns of the next batch, split by the fast decoder or else by arrow-csv; a value
+    /// that cannot be read as its column's type as `Err((row in the batch, column))`.
+    #[allow(clippy::type_complexity)]
+    fn decode_next(&mut self) -> Result<Option<Result<Vec<ArrayRef>, (usize, usize)>>, ArrowError> {
         if std::mem::take(&mut self.first) {
             return self.arrow_batch(self.context.config.has_header);
         }
@@ -237,19 +247,26 @@ impl CsvReader {
             if len == 0 {
                 return Ok(None);
             }
-            if let Some(columns) = fast.decode(&self.input.buffered()[..len]) {
+            if let Some(columns) = fast.decode(
+                &self.input.buffered()[..len],
+                &self.context.config.null_values,
+            ) {
                 self.input.consume(len);
-                return Ok(Some(columns));
+                return Ok(Some(Ok(columns)));
             }
         }
         self.arrow_batch(false)
     }
 
-    /// The next batch, decoded by arrow-csv from the next record on (`header`: skipping the
-    /// header first); arrow-csv's own streaming loop, on the buffered file.
-    fn arrow_batch(&mut self, header: bool) -> Result<Option<Vec<ArrayRef>>, ArrowError> {
-        let mut decoder = ReaderBuilder::new(self.decode.clone())
-            .with_format(infer::format(&self.context.config).with_header(header))
+    /// The next batch, split by arrow-csv from the next record on (`header`: skipping the
+    /// header first), then read as the columns' types.
+    #[allow(clippy::type_complexity)]
+    fn arrow_batch(
+        &mut self,
+        header: bool,
+    ) -> Result<Option<Result<Vec<ArrayRef>, (usize, usize)>>, ArrowError> {
+        let mut decoder = ReaderBuilder::new(self.text.clone())
+            .with_format(format(&self.context.config).with_header(header))
             .with_batch_size(self.context.config.batch_size)
             .build_decoder();
         loop {
@@ -262,31 +279,20 @@ impl CsvReader {
             }
             self.input.consume(decoded);
         }
-        Ok(decoder.flush()?.map(|batch| batch.columns().to_vec()))
-    }
-
-    /// Parses the timestamp columns still in text, puts the zone back on zoned ones and makes
-    /// the batch, in the output schema.
-    fn finish_batch(&mut self, mut columns: Vec<ArrayRef>) -> Result<RecordBatch, PluginError> {
-        let output = self.context.schemas.output.clone();
-        let line = usize::from(self.context.config.has_header) + self.rows_done;
-        self.rows_done += columns.first().map_or(0, |c| c.len());
-        for &i in &self.timestamp_columns {
-            let Some(strings) = columns[i].as_string_opt::<i32>() else {
-                // Parsed by the fast decoder already.
-                continue;
-            };
-            let parsed = crate::timestamp::parse_micros(strings, i, line)
-                .map_err(|e| self.context.translate(e, 0))?;
-            columns[i] = Arc::new(parsed) as ArrayRef;
+        let Some(batch) = decoder.flush()? else {
+            return Ok(None);
+        };
+        let nulls = &self.context.config.null_values;
+        let mut columns = Vec::with_capacity(batch.num_columns());
+        for (i, (column, &column_type)) in
+            batch.columns().iter().zip(&self.context.types).enumerate()
+        {
+            match convert::convert(column_type, column.as_string::<i32>(), nulls) {
+                Ok(array) => columns.push(array),
+                Err(row) => return Ok(Some(Err((row, i)))),
+            }
         }
-        for &i in &self.utc_columns {
-            let array = columns[i]
-                .as_primitive_opt::<TimestampMicrosecondType>()
-                .ok_or_else(|| PluginError::internal("a timestamp column is not a timestamp"))?;
-            columns[i] = Arc::new(array.clone().with_timezone(infer::UTC)) as ArrayRef;
-        }
-        RecordBatch::try_new(output, columns).map_err(internal)
+        Ok(Some(Ok(columns)))
     }
 }
 
@@ -307,10 +313,15 @@ fn inference_error(config: &Config, e: ArrowError) -> PluginError {
     }
 }
 
-/// Scans the file from its start for record `target` or the first record arrow-csv rejects.
+/// Scans the file from its start for record `target` or the first record arrow-csv rejects;
+/// the line it gives counts the skipped lines too.
 fn locate(config: &Config, target: Option<usize>) -> io::Result<Option<Located>> {
-    let file = BufReader::with_capacity(MIB, File::open(&config.path)?);
-    scan::locate(file, config.delimiter, config.quote, config.escape, target)
+    let text = BufReader::with_capacity(MIB, open_text(config)?);
+    let found = scan::locate(text, config.delimiter, config.quote, config.escape, target)?;
+    Ok(found.map(|mut found| {
+        found.line += config.skip_rows;
+        found
+    }))
 }
 
 fn ragged_error(config: &Config, found: &Located) -> PluginError {
@@ -332,8 +343,8 @@ fn ragged_error(config: &Config, found: &Located) -> PluginError {
 
 fn utf8_error(path: &str, found: &Located, column: &str) -> PluginError {
     PluginError::data(format!(
-        "{path}: line {}: {column}: the value is not valid UTF-8; convert the file to UTF-8 \
-         (e.g. with iconv)",
+        "{path}: line {}: {column}: the value is not valid UTF-8; set the source's \"encoding\" \
+         (latin-1, windows-1252, utf-16) or convert the file to UTF-8",
         found.line
     ))
 }
@@ -352,31 +363,6 @@ fn quote_value(value: &str) -> String {
 fn number_at(s: &str) -> Option<(usize, &str)> {
     let digits = s.bytes().take_while(u8::is_ascii_digit).count();
     Some((s[..digits].parse().ok()?, &s[digits..]))
-}
-
-/// (column, 0-based record) of an arrow-csv parse error message.
-fn parse_error_position(message: &str) -> Option<(usize, usize)> {
-    // "Error parsing column {c} at line {n}: {error}" (timestamps)
-    if let Some(rest) = message.strip_prefix("Error parsing column ") {
-        let (column, rest) = number_at(rest)?;
-        let (line, _) = number_at(rest.strip_prefix(" at line ")?)?;
-        return Some((column, line));
-    }
-    // "Error while parsing value '{v}' as type '{t}' for column {c} at line {n}. Row data: '..'"
-    // The value and the row are free text: take the first place where the pattern holds.
-    let mut from = 0;
-    while let Some(at) = message[from..].find("' for column ") {
-        let rest = &message[from + at + "' for column ".len()..];
-        let parsed = number_at(rest).and_then(|(column, rest)| {
-            let (line, rest) = number_at(rest.strip_prefix(" at line ")?)?;
-            rest.starts_with(". Row data: '").then_some((column, line))
-        });
-        if parsed.is_some() {
-            return parsed;
-        }
-        from += at + 1;
-    }
-    None
 }
 
 /// The 1-based record of "incorrect number of fields for line {n}, ...".
@@ -399,7 +385,7 @@ impl Context {
     }
 
     fn column_name(&self, column: usize) -> String {
-        match self.schemas.output.fields().get(column) {
+        match self.output.fields().get(column) {
             Some(field) => format!("column '{}'", field.name()),
             None => format!("column {}", column + 1),
         }
@@ -434,35 +420,35 @@ impl Context {
                     generic(&e)
                 }
             }
-            ArrowError::ParseError(message) => match parse_error_position(message) {
-                Some((column, line)) => self.parse_error(records_before + line + 1, column, &e),
-                None => generic(&e),
-            },
             _ => generic(&e),
         }
     }
 
-    /// A value of `record` (1-based, counting the header) did not parse as its column's type.
-    fn parse_error(&self, record: usize, column: usize, e: &ArrowError) -> PluginError {
+    /// A value of `record` (1-based, counting the header) cannot be read as its column's
+    /// type.
+    fn value_error(&self, record: usize, column: usize) -> PluginError {
         let path = self.path();
         let found = match locate(&self.config, Some(record)) {
             Ok(Some(found)) if found.number == record => found,
-            Ok(_) => return PluginError::data(format!("{path}: {e}")),
+            Ok(_) => {
+                return PluginError::data(format!(
+                    "{path}: record {record}: {}: a value is not a valid {}",
+                    self.column_name(column),
+                    self.types[column].name()
+                ));
+            }
             Err(io) => return read_error(path, io),
         };
         let value = found.fields.get(column).map_or("?", String::as_str);
-        let data_type = self
-            .schemas
-            .output
-            .fields()
-            .get(column)
-            .map_or(DataType::Utf8, |f| f.data_type().clone());
+        let type_name = self.types[column].name();
+        let name = self.output.field(column).name();
         let data_row = record - usize::from(self.config.has_header);
-        let hint = if data_row <= self.inferred_rows || self.config.infer_rows == InferRows::All {
+        let hint = if self.config.columns.iter().any(|(n, _)| n == name) {
+            format!("the config's \"columns\" sets its type; fix the value or the type")
+        } else if data_row <= self.inferred_rows || self.config.infer_rows == InferRows::All {
             format!(
-                "the type was inferred from values like this one, but this one is not a valid {}; \
-                 fix it in the file",
-                infer::type_name(&data_type)
+                "the type was inferred from values like this one, but this one is not a valid \
+                 {type_name}; fix it in the file, or set the column's type in \"columns\""
             )
         } else {
             let from = match self.config.infer_rows {
@@ -471,15 +457,14 @@ impl Context {
             };
             format!(
                 "the type was inferred from {from}; set \"infer_rows\": \"all\" to infer from the \
-                 whole file"
+                 whole file, or the column's type in \"columns\""
             )
         };
         PluginError::data(format!(
-            "{path}: line {}: {}: cannot parse {} as {} ({hint})",
+            "{path}: line {}: {}: cannot parse {} as {type_name} ({hint})",
             found.line,
             self.column_name(column),
             quote_value(value),
-            infer::type_name(&data_type),
         ))
     }
 }
@@ -490,17 +475,6 @@ mod tests {
 
     #[test]
     fn parses_arrow_messages() {
-        assert_eq!(
-            parse_error_position(
-                "Error while parsing value 'a' for column 9 at line 1' as type 'Int64' for \
-                 column 2 at line 41. Row data: '[1,2,a]'"
-            ),
-            Some((2, 41))
-        );
-        assert_eq!(
-            parse_error_position("Error parsing column 3 at line 7: Parser error: bad"),
-            Some((3, 7))
-        );
         assert_eq!(
             ragged_record("incorrect number of fields for line 12, expected 3 got 4"),
             Some(12)

@@ -157,9 +157,10 @@ fn infers_and_reads_each_type() {
     assert_eq!(at_utc.timezone(), Some("UTC"));
     assert_eq!(at_utc.value(0), AUG_1_0715_US);
     assert_eq!(at_utc.value(1), AUG_1_0715_US);
+    // pyarrow keeps an empty field of a text column as "" (strings_can_be_null=False).
     assert_eq!(
         strings(&batch, 6),
-        vec![Some("a".into()), None, Some("c".into())]
+        vec![Some("a".into()), Some(String::new()), Some("c".into())]
     );
     assert_eq!(strings(&batch, 7), vec![None, None, None]);
 }
@@ -271,7 +272,7 @@ fn a_value_past_the_sample_names_the_line_and_column() {
         format!(
             "{path}: line {line}: column 'fare': cannot parse 'abc' as int64 (the type was \
              inferred from the first 1 MiB; set \"infer_rows\": \"all\" to infer from the whole \
-             file)"
+             file, or the column's type in \"columns\")"
         )
     );
     let (path, e) = error(&text, r#""infer_rows":10"#);
@@ -280,7 +281,7 @@ fn a_value_past_the_sample_names_the_line_and_column() {
         format!(
             "{path}: line {line}: column 'fare': cannot parse 'abc' as int64 (the type was \
              inferred from the first 10 rows; set \"infer_rows\": \"all\" to infer from the whole \
-             file)"
+             file, or the column's type in \"columns\")"
         )
     );
     // Inferred from the whole file, the column is a string column.
@@ -300,14 +301,13 @@ fn a_value_past_the_sample_names_the_line_and_column() {
 fn a_parse_error_counts_multiline_records_and_blank_lines() {
     // Line 1 header, 2-3 one record, 4 blank, 5 a record, 6 the bad one.
     let text = "note,when\r\n\"a\r\nb\",2026-08-01\r\n\r\nc,2026-08-02\r\nd,2026-02-30\r\n";
-    let (path, e) = error(text, "");
+    let (path, e) = error(text, r#""columns":{"when":"date"}"#);
     assert_eq!(e.kind, ErrorKind::Data);
     assert_eq!(
         e.message,
         format!(
-            "{path}: line 6: column 'when': cannot parse '2026-02-30' as date32 (the type was \
-             inferred from values like this one, but this one is not a valid date32; fix it in \
-             the file)"
+            "{path}: line 6: column 'when': cannot parse '2026-02-30' as date (the config's \
+             \"columns\" sets its type; fix the value or the type)"
         )
     );
     // Without a header, the same line.
@@ -317,7 +317,8 @@ fn a_parse_error_counts_multiline_records_and_blank_lines() {
         e.message,
         format!(
             "{path}: line 4: column 'f1': cannot parse '3.5.1' as int64 (the type was inferred \
-             from the first 1 rows; set \"infer_rows\": \"all\" to infer from the whole file)"
+             from the first 1 rows; set \"infer_rows\": \"all\" to infer from the whole file, \
+             or the column's type in \"columns\")"
         )
     );
 }
@@ -361,8 +362,8 @@ fn invalid_utf8_names_its_line() {
     assert_eq!(
         e.message,
         format!(
-            "{path}: line 3: column 'b': the value is not valid UTF-8; convert the file to UTF-8 \
-             (e.g. with iconv)"
+            "{path}: line 3: column 'b': the value is not valid UTF-8; set the source's \
+             \"encoding\" (latin-1, windows-1252, utf-16) or convert the file to UTF-8"
         )
     );
     let (path, e) = error(&b"a,b\n1,x\n2,\xff\n"[..], "");
@@ -537,4 +538,104 @@ fn errors_name_the_same_line_whichever_batch_they_fall_in() {
             );
         }
     }
+}
+
+/// R's `write.csv` writes `NA` for a missing number; pyarrow reads it, `nan`, `N/A` and `NULL`
+/// as nulls in number columns and keeps them as text in text columns. (ldp once read such
+/// columns as strings, and `nan` as NaN.)
+#[test]
+fn null_markers_as_pyarrow_reads_them() {
+    let dir = TempDir::new();
+    let path = dir.file(
+        "r.csv",
+        "\u{feff}\"id\",\"score\",\"name\",\"flag\"\r\n1,NA,\"x\",TRUE\r\n2,nan,NA,NA\r\n\r\nNA,N/A,,False\r\n4,NULL,\"\",1\r\n",
+    );
+    let mut csv = open(&path, "").unwrap();
+    let batch = arrow_select_concat(&csv.schema(), &read_all(&mut csv).unwrap());
+    let types: Vec<_> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.data_type().clone())
+        .collect();
+    assert_eq!(
+        types,
+        vec![
+            DataType::Int64,
+            DataType::Utf8,
+            DataType::Utf8,
+            DataType::Boolean
+        ]
+    );
+    assert_eq!(batch.schema().field(0).name(), "id");
+    assert_eq!(batch.column(0).null_count(), 1);
+    // A column with no value but markers is text with nulls.
+    assert_eq!(batch.column(1).null_count(), 4);
+    assert_eq!(
+        strings(&batch, 2),
+        vec![
+            Some("x".into()),
+            Some("NA".into()),
+            Some(String::new()),
+            Some(String::new())
+        ]
+    );
+    let flags = batch.column(3).as_boolean();
+    assert_eq!(
+        flags.iter().collect::<Vec<_>>(),
+        vec![Some(true), None, Some(false), Some(true)]
+    );
+}
+
+#[test]
+fn null_values_and_columns_from_the_config() {
+    let dir = TempDir::new();
+    let path = dir.file("z.csv", "zip,amount\n02134,-\n10001,12.5\n");
+    let mut csv = open(&path, r#""null_values":["-"],"columns":{"zip":"string"}"#).unwrap();
+    let batch = arrow_select_concat(&csv.schema(), &read_all(&mut csv).unwrap());
+    assert_eq!(
+        strings(&batch, 0),
+        vec![Some("02134".into()), Some("10001".into())]
+    );
+    let amount = batch.column(1).as_primitive::<Float64Type>();
+    assert_eq!(amount.iter().collect::<Vec<_>>(), vec![None, Some(12.5)]);
+}
+
+#[test]
+fn encodings_and_skipped_rows() {
+    let dir = TempDir::new();
+    let latin1 = dir.file(
+        "l.csv",
+        &b"Exported by a tool\ncity;n\nS\xe3o Paulo;1\nBogot\xe1;x\n"[..],
+    );
+    let mut csv = open(
+        &latin1,
+        r#""encoding":"latin-1","delimiter":";","skip_rows":1"#,
+    )
+    .unwrap();
+    let batch = arrow_select_concat(&csv.schema(), &read_all(&mut csv).unwrap());
+    assert_eq!(
+        strings(&batch, 0),
+        vec![Some("São Paulo".into()), Some("Bogotá".into())]
+    );
+    // Line numbers count the skipped lines.
+    let (path, e) = error(
+        &b"notes\ncity;n\nS\xe3o Paulo;1\nBogot\xe1;x\n"[..],
+        r#""encoding":"windows-1252","delimiter":";","skip_rows":1,"infer_rows":1"#,
+    );
+    assert!(
+        e.message.starts_with(&format!(
+            "{path}: line 4: column 'n': cannot parse 'x' as int64"
+        )),
+        "{e}"
+    );
+    let text = "a,b\r\n1,é\r\n";
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let path = dir.file("u.csv", utf16);
+    let mut csv = open(&path, r#""encoding":"utf-16""#).unwrap();
+    let batch = arrow_select_concat(&csv.schema(), &read_all(&mut csv).unwrap());
+    assert_eq!(strings(&batch, 1), vec![Some("é".into())]);
 }
