@@ -1,28 +1,16 @@
 //! The plugin's configuration: parsed by hand from the JSON object so that every error names the
 //! key at fault.
 
-use crate::encoding::Encoding;
-use crate::value::{ColumnType, NullValues};
+use crate::value::NullValues;
 use ldp_plugin_sdk::PluginError;
-use serde_json::{Map, Value};
+pub use ldp_source_options::{ColumnType, Encoding, InferRows, csv};
+use serde_json::Value;
 
-/// The keys of the configuration, in the order the schema lists them.
-pub const KEYS: &[&str] = &[
-    "path",
-    "has_header",
-    "delimiter",
-    "quote",
-    "escape",
-    "batch_size",
-    "infer_rows",
-    "null_values",
-    "columns",
-    "encoding",
-    "skip_rows",
-];
-
-/// The largest `batch_size` accepted: the CSV decoder reserves room for a whole batch up front.
-pub const MAX_BATCH_SIZE: usize = 1 << 20;
+/// The keys of the configuration: the file and rows per batch, which the host sets, and the
+/// options a config's source block may set.
+pub fn is_key(key: &str) -> bool {
+    key == "path" || key == "batch_size" || csv::SOURCE_KEYS.contains(&key)
+}
 
 /// JSON Schema (draft 2020-12) of the configuration, for `describe`.
 pub const SCHEMA: &str = r#"{
@@ -103,17 +91,6 @@ pub const SCHEMA: &str = r#"{
   }
 }"#;
 
-/// Where the column types are inferred from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InferRows {
-    /// The first 1 MiB of the file (the default, as pyarrow's first block).
-    FirstMiB,
-    /// The first `n` data rows.
-    Rows(usize),
-    /// The whole file (a pass of its own before streaming).
-    All,
-}
-
 /// The validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -123,6 +100,7 @@ pub struct Config {
     pub quote: u8,
     pub escape: Option<u8>,
     pub batch_size: usize,
+    /// Rows to infer the types from: the first 1 MiB by default.
     pub infer_rows: InferRows,
     pub null_values: NullValues,
     /// Column types set by name, in the config's order.
@@ -142,10 +120,10 @@ impl Config {
                 kind_of(&value)
             )));
         };
-        if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        if let Some(key) = map.keys().find(|k| !is_key(k)) {
             return Err(PluginError::config(format!(
-                "config.{key}: unknown key; the keys are {}",
-                KEYS.join(", ")
+                "config.{key}: unknown key; the keys are path, batch_size, {}",
+                csv::SOURCE_KEYS.join(", ")
             )));
         }
         let path = match map.get("path") {
@@ -155,141 +133,30 @@ impl Config {
                 ));
             }
             Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(other) => return Err(expected("path", "a non-empty string", other)),
-        };
-        let has_header = match map.get("has_header") {
-            None => true,
-            Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(expected("has_header", "true or false", other)),
-        };
-        let delimiter = char_key(&map, "delimiter")?.unwrap_or(b',');
-        let quote = char_key(&map, "quote")?.unwrap_or(b'"');
-        let escape = match map.get("escape") {
-            None | Some(Value::Null) => None,
-            Some(_) => char_key(&map, "escape")?,
-        };
-        let batch_size = match map.get("batch_size") {
-            None => 8192,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 && n <= MAX_BATCH_SIZE as u64 => n as usize,
-                _ => {
-                    return Err(expected(
-                        "batch_size",
-                        &format!("an integer from 1 to {MAX_BATCH_SIZE}"),
-                        v,
-                    ));
-                }
-            },
-        };
-        let infer_rows = match map.get("infer_rows") {
-            None => InferRows::FirstMiB,
-            Some(Value::String(s)) if s == "all" => InferRows::All,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 => InferRows::Rows(usize::try_from(n).unwrap_or(usize::MAX)),
-                _ => return Err(expected("infer_rows", "an integer >= 1 or \"all\"", v)),
-            },
-        };
-        let null_values = match map.get("null_values") {
-            None => NullValues::default(),
-            Some(Value::Array(items)) => NullValues::new(
-                items
-                    .iter()
-                    .map(|v| match v {
-                        Value::String(s) => Ok(s.clone()),
-                        other => Err(expected("null_values", "a list of strings", other)),
-                    })
-                    .collect::<Result<_, _>>()?,
-            ),
-            Some(other) => return Err(expected("null_values", "a list of strings", other)),
-        };
-        let columns = match map.get("columns") {
-            None => Vec::new(),
-            Some(Value::Object(columns)) => columns
-                .iter()
-                .map(|(name, t)| match t.as_str().and_then(ColumnType::parse) {
-                    Some(t) => Ok((name.clone(), t)),
-                    None => Err(PluginError::config(format!(
-                        "config.columns.{name}: expected a type ({}), got {t}",
-                        ColumnType::NAMES
-                    ))),
-                })
-                .collect::<Result<_, _>>()?,
             Some(other) => {
-                return Err(expected(
-                    "columns",
-                    "an object of column names to types",
-                    other,
-                ));
+                return Err(PluginError::config(format!(
+                    "config.path: expected a non-empty string, got {other}"
+                )));
             }
         };
-        let encoding = match map.get("encoding") {
-            None => Encoding::Utf8,
-            Some(v) => v
-                .as_str()
-                .and_then(Encoding::parse)
-                .ok_or_else(|| expected("encoding", &format!("one of {}", Encoding::NAMES), v))?,
-        };
-        let skip_rows = match map.get("skip_rows") {
-            None => 0,
-            Some(v) => v
-                .as_u64()
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| expected("skip_rows", "an integer >= 0", v))?,
-        };
-        if delimiter == quote {
-            return Err(PluginError::config(format!(
-                "config.quote: the quote {:?} is also the delimiter; choose another one",
-                delimiter as char
-            )));
-        }
-        if escape == Some(delimiter) {
-            return Err(PluginError::config(format!(
-                "config.escape: the escape {:?} is also the delimiter; choose another one",
-                delimiter as char
-            )));
-        }
+        let options =
+            csv::parse(&map, &path).map_err(|e| PluginError::config(format!("config.{e}")))?;
         Ok(Self {
             path,
-            has_header,
-            delimiter,
-            quote,
-            escape,
-            batch_size,
-            infer_rows,
-            null_values,
-            columns,
-            encoding,
-            skip_rows,
+            has_header: options.has_header,
+            delimiter: options.delimiter,
+            quote: options.quote,
+            escape: options.escape,
+            batch_size: options.batch_size,
+            infer_rows: options.infer_rows,
+            null_values: options
+                .null_values
+                .map_or_else(NullValues::default, NullValues::new),
+            columns: options.columns,
+            encoding: options.encoding,
+            skip_rows: options.skip_rows,
         })
     }
-}
-
-/// A one-character key: a string of one ASCII character that is not a line break.
-fn char_key(map: &Map<String, Value>, key: &str) -> Result<Option<u8>, PluginError> {
-    let Some(value) = map.get(key) else {
-        return Ok(None);
-    };
-    let Value::String(s) = value else {
-        return Err(expected(key, "a string of one character", value));
-    };
-    let mut chars = s.chars();
-    match (chars.next(), chars.next()) {
-        (Some(c), None) if c == '\n' || c == '\r' => Err(PluginError::config(format!(
-            "config.{key}: a line break cannot be the {key}"
-        ))),
-        (Some(c), None) if c.is_ascii() => Ok(Some(c as u8)),
-        (Some(c), None) => Err(PluginError::config(format!(
-            "config.{key}: expected one ASCII character, got {c:?} (the CSV reader splits bytes)"
-        ))),
-        _ => Err(PluginError::config(format!(
-            "config.{key}: expected one character, got {}",
-            Value::String(s.clone())
-        ))),
-    }
-}
-
-fn expected(key: &str, what: &str, got: &Value) -> PluginError {
-    PluginError::config(format!("config.{key}: expected {what}, got {got}"))
 }
 
 fn kind_of(value: &Value) -> &'static str {
@@ -326,7 +193,7 @@ mod tests {
                 quote: b'"',
                 escape: None,
                 batch_size: 8192,
-                infer_rows: InferRows::FirstMiB,
+                infer_rows: InferRows::Default,
                 null_values: NullValues::default(),
                 columns: Vec::new(),
                 encoding: Encoding::Utf8,
@@ -336,64 +203,23 @@ mod tests {
     }
 
     #[test]
-    fn every_key() {
-        let c = Config::parse(
-            r#"{"path":"/d/a.csv","has_header":false,"delimiter":";","quote":"'",
-                "escape":"\\","batch_size":10,"infer_rows":"all"}"#,
-        )
-        .unwrap();
-        assert!(!c.has_header);
-        assert_eq!((c.delimiter, c.quote, c.escape), (b';', b'\'', Some(b'\\')));
-        assert_eq!((c.batch_size, c.infer_rows), (10, InferRows::All));
-        let c = Config::parse(
-            r#"{"path":"/a","null_values":["-"],"columns":{"zip":"string","n":"long"},
-                "encoding":"latin-1","skip_rows":2}"#,
-        )
-        .unwrap();
+    fn options_are_parsed_by_the_shared_rules() {
+        let c = Config::parse(r#"{"path":"/d/a.tsv","null_values":["-"],"skip_rows":2}"#).unwrap();
+        assert_eq!(c.delimiter, b'\t');
         assert_eq!(c.null_values, NullValues::new(vec!["-".into()]));
-        assert_eq!(
-            c.columns,
-            vec![
-                ("zip".into(), ColumnType::Utf8),
-                ("n".into(), ColumnType::Int64)
-            ]
-        );
-        assert_eq!((c.encoding, c.skip_rows), (Encoding::Latin1, 2));
-        let c = Config::parse(r#"{"path":"/a","escape":null,"infer_rows":100}"#).unwrap();
-        assert_eq!((c.escape, c.infer_rows), (None, InferRows::Rows(100)));
+        assert_eq!(c.skip_rows, 2);
     }
 
     #[test]
-    fn unknown_key() {
+    fn errors_name_the_key() {
         let m = err(r#"{"path":"/a","delimeter":";"}"#);
         assert!(m.starts_with("config.delimeter: unknown key"), "{m}");
-    }
-
-    #[test]
-    fn bad_values_name_the_key() {
         assert_eq!(
             err(r#"{"path":"/a","delimiter":";;"}"#),
             r#"config.delimiter: expected one character, got ";;""#
         );
-        assert!(err(r#"{"path":"/a","delimiter":""}"#).starts_with("config.delimiter:"));
-        assert!(err(r#"{"path":"/a","quote":"«"}"#).starts_with("config.quote:"));
-        assert!(err(r#"{"path":"/a","escape":1}"#).starts_with("config.escape:"));
-        assert!(err(r#"{"path":"/a","has_header":"yes"}"#).starts_with("config.has_header:"));
-        assert!(err(r#"{"path":"/a","batch_size":0}"#).starts_with("config.batch_size:"));
-        assert!(err(r#"{"path":"/a","batch_size":1.5}"#).starts_with("config.batch_size:"));
-        assert!(err(r#"{"path":"/a","infer_rows":0}"#).starts_with("config.infer_rows:"));
-        assert!(err(r#"{"path":"/a","infer_rows":"some"}"#).starts_with("config.infer_rows:"));
         assert!(err(r#"{"has_header":true}"#).starts_with("config.path: required"));
         assert!(err(r#"{"path":""}"#).starts_with("config.path:"));
-        assert!(err(r#"{"path":"/a","quote":","}"#).starts_with("config.quote:"));
-        assert!(err(r#"{"path":"/a","null_values":"NA"}"#).starts_with("config.null_values:"));
-        assert!(err(r#"{"path":"/a","null_values":[1]}"#).starts_with("config.null_values:"));
-        assert!(
-            err(r#"{"path":"/a","columns":{"zip":"varchar"}}"#)
-                .starts_with("config.columns.zip: expected a type")
-        );
-        assert!(err(r#"{"path":"/a","encoding":"ebcdic"}"#).starts_with("config.encoding:"));
-        assert!(err(r#"{"path":"/a","skip_rows":-1}"#).starts_with("config.skip_rows:"));
         assert!(err("[1]").starts_with("config must be a JSON object"));
         assert!(err("{").starts_with("config is not valid JSON"));
     }
@@ -403,7 +229,7 @@ mod tests {
         let schema: Value = serde_json::from_str(SCHEMA).unwrap();
         let props = schema["properties"].as_object().unwrap();
         let mut keys: Vec<&str> = props.keys().map(String::as_str).collect();
-        let mut expected = KEYS.to_vec();
+        let mut expected = [&["path", "batch_size"][..], csv::SOURCE_KEYS].concat();
         keys.sort_unstable();
         expected.sort_unstable();
         assert_eq!(keys, expected);

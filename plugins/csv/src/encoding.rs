@@ -4,56 +4,21 @@
 
 use std::io::{self, Read};
 
-/// An encoding a config's `encoding` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    Utf8,
-    /// UTF-16 with a byte order mark, little-endian without one.
-    Utf16,
-    Utf16Le,
-    Utf16Be,
-    /// ISO-8859-1: each byte is the code point of the same number.
-    Latin1,
-    /// Windows-1252: Latin-1 but for 0x80–0x9F, which hold typographic characters.
-    Windows1252,
-}
+pub use ldp_source_options::Encoding;
 
-impl Encoding {
-    /// The encoding of a name, in any case, with or without `-` or `_`.
-    pub fn parse(name: &str) -> Option<Self> {
-        let key: String = name
-            .chars()
-            .filter(|c| *c != '-' && *c != '_')
-            .collect::<String>()
-            .to_ascii_lowercase();
-        Some(match key.as_str() {
-            "utf8" | "utf8sig" => Encoding::Utf8,
-            "utf16" => Encoding::Utf16,
-            "utf16le" => Encoding::Utf16Le,
-            "utf16be" => Encoding::Utf16Be,
-            "latin1" | "iso88591" | "l1" => Encoding::Latin1,
-            "windows1252" | "cp1252" => Encoding::Windows1252,
-            _ => return None,
-        })
-    }
-
-    /// The names, for messages.
-    pub const NAMES: &'static str = "utf-8, utf-16, utf-16le, utf-16be, latin-1, windows-1252";
-
-    /// `reader` decoded to UTF-8.
-    pub fn decode(self, reader: Box<dyn Read>) -> Box<dyn Read> {
-        match self {
-            Encoding::Utf8 => reader,
-            other => Box::new(Decoder {
-                inner: reader,
-                encoding: other,
-                raw: Vec::new(),
-                out: Vec::new(),
-                out_at: 0,
-                started: false,
-                eof: false,
-            }),
-        }
+/// `reader` decoded from `encoding` to UTF-8.
+pub fn decode(encoding: Encoding, reader: Box<dyn Read>) -> Box<dyn Read> {
+    match encoding {
+        Encoding::Utf8 => reader,
+        other => Box::new(Decoder {
+            inner: reader,
+            encoding: other,
+            raw: Vec::new(),
+            out: Vec::new(),
+            out_at: 0,
+            started: false,
+            eof: false,
+        }),
     }
 }
 
@@ -196,8 +161,7 @@ mod tests {
 
     fn decode(encoding: Encoding, bytes: &[u8]) -> io::Result<String> {
         let mut out = String::new();
-        encoding
-            .decode(Box::new(io::Cursor::new(bytes.to_vec())))
+        super::decode(encoding, Box::new(io::Cursor::new(bytes.to_vec())))
             .read_to_string(&mut out)?;
         Ok(out)
     }
@@ -239,18 +203,9 @@ mod tests {
             }
         }
         let mut out = String::new();
-        Encoding::Utf16Le
-            .decode(Box::new(Slow(le, 0)))
+        super::decode(Encoding::Utf16Le, Box::new(Slow(le, 0)))
             .read_to_string(&mut out)
             .unwrap();
         assert_eq!(out, text);
-    }
-
-    #[test]
-    fn names() {
-        assert_eq!(Encoding::parse("UTF-16LE"), Some(Encoding::Utf16Le));
-        assert_eq!(Encoding::parse("latin_1"), Some(Encoding::Latin1));
-        assert_eq!(Encoding::parse("cp1252"), Some(Encoding::Windows1252));
-        assert_eq!(Encoding::parse("ebcdic"), None);
     }
 }

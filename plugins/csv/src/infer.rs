@@ -1,6 +1,6 @@
 //! Type inference, as the reference (pyarrow's CSV reader) does it: each value that is not a
 //! null marker is classified by [`crate::value::classify`], and a column takes the first kind,
-//! in pyarrow's order, that all its values allow ([`ColumnType::infer`]). A config's `columns`
+//! in pyarrow's order, that all its values allow ([`crate::value::infer_type`]). A config's `columns`
 //! sets the type of the columns it names instead. Every field is nullable.
 
 use crate::config::Config;
@@ -116,7 +116,7 @@ impl<'c> Inference<'c> {
             .allowed
             .iter()
             .zip(&self.seen)
-            .map(|(&allowed, &seen)| ColumnType::infer(allowed, seen))
+            .map(|(&allowed, &seen)| crate::value::infer_type(allowed, seen))
             .collect();
         Ok(Inferred {
             names: self.names,

@@ -98,7 +98,7 @@ fn read_error(path: &str, e: io::Error) -> PluginError {
 /// The file's text from its start: decoded to UTF-8, its first `skip_rows` lines skipped.
 fn open_text(config: &Config) -> io::Result<Box<dyn Read>> {
     let file: Box<dyn Read> = Box::new(File::open(&config.path)?);
-    let decoded = config.encoding.decode(file);
+    let decoded = crate::encoding::decode(config.encoding, file);
     if config.skip_rows == 0 {
         return Ok(decoded);
     }
@@ -128,7 +128,7 @@ impl CsvReader {
         let path = config.path.clone();
         let mut text = open_text(&config).map_err(|e| open_error(&path, e))?;
         let (inferred, input): (infer::Inferred, Box<dyn Read>) = match config.infer_rows {
-            InferRows::FirstMiB => {
+            InferRows::Default => {
                 // Infer from the first MiB (cut at a record boundary), then stream that MiB
                 // followed by the rest of the file: the file is read once.
                 let mut head = Vec::with_capacity(MIB);

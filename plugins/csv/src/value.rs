@@ -82,78 +82,26 @@ pub mod kind {
     pub const ANY: u8 = (1 << 7) - 1;
 }
 
-/// The type of a column, as inferred or as set in the config's `columns`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColumnType {
-    Int64,
-    Boolean,
-    Date32,
-    /// `time64[us]` (pyarrow infers `time32[s]`, which Iceberg stores as microseconds).
-    Time,
-    /// `timestamp[us]` (pyarrow's `timestamp[s]` or `[ns]`; Iceberg keeps microseconds).
-    Timestamp,
-    /// `timestamp[us, tz=UTC]`: values with a zone, converted to UTC.
-    TimestampUtc,
-    Float64,
-    Utf8,
-    /// A column with no value but null markers (pyarrow's `null` type, which Iceberg cannot
-    /// store): text, its markers null.
-    Null,
-}
+pub use ldp_source_options::ColumnType;
 
-impl ColumnType {
-    /// The first kind, in pyarrow's order, that every value of a column allows; `seen` is
-    /// false when the column had no value that is not a null marker.
-    pub fn infer(allowed: u8, seen: bool) -> Self {
-        if !seen {
-            return ColumnType::Null;
-        }
-        [
-            (kind::INTEGER, ColumnType::Int64),
-            (kind::BOOLEAN, ColumnType::Boolean),
-            (kind::DATE, ColumnType::Date32),
-            (kind::TIME, ColumnType::Time),
-            (kind::TIMESTAMP, ColumnType::Timestamp),
-            (kind::TIMESTAMP_ZONED, ColumnType::TimestampUtc),
-            (kind::DOUBLE, ColumnType::Float64),
-        ]
-        .into_iter()
-        .find(|(bit, _)| allowed & bit != 0)
-        .map_or(ColumnType::Utf8, |(_, t)| t)
+/// The first kind, in pyarrow's order, that every value of a column allows; `seen` is false
+/// when the column had no value that is not a null marker.
+pub fn infer_type(allowed: u8, seen: bool) -> ColumnType {
+    if !seen {
+        return ColumnType::Null;
     }
-
-    /// The name a config's `columns` uses for the type, and messages too.
-    pub fn name(self) -> &'static str {
-        match self {
-            ColumnType::Int64 => "int64",
-            ColumnType::Boolean => "bool",
-            ColumnType::Date32 => "date",
-            ColumnType::Time => "time",
-            ColumnType::Timestamp => "timestamp",
-            ColumnType::TimestampUtc => "timestamptz",
-            ColumnType::Float64 => "double",
-            ColumnType::Utf8 | ColumnType::Null => "string",
-        }
-    }
-
-    /// The type a config's `columns` names (with pyarrow's and Iceberg's spellings).
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name.to_ascii_lowercase().as_str() {
-            "int64" | "long" | "int" | "integer" | "bigint" => ColumnType::Int64,
-            "bool" | "boolean" => ColumnType::Boolean,
-            "date" | "date32" => ColumnType::Date32,
-            "time" => ColumnType::Time,
-            "timestamp" => ColumnType::Timestamp,
-            "timestamptz" | "timestamp_tz" => ColumnType::TimestampUtc,
-            "double" | "float64" | "float" => ColumnType::Float64,
-            "string" | "str" | "utf8" | "text" => ColumnType::Utf8,
-            _ => return None,
-        })
-    }
-
-    /// Every name [`ColumnType::parse`] takes, one per type, for messages.
-    pub const NAMES: &'static str =
-        "string, int64, double, bool, date, time, timestamp, timestamptz";
+    [
+        (kind::INTEGER, ColumnType::Int64),
+        (kind::BOOLEAN, ColumnType::Boolean),
+        (kind::DATE, ColumnType::Date32),
+        (kind::TIME, ColumnType::Time),
+        (kind::TIMESTAMP, ColumnType::Timestamp),
+        (kind::TIMESTAMP_ZONED, ColumnType::TimestampUtc),
+        (kind::DOUBLE, ColumnType::Float64),
+    ]
+    .into_iter()
+    .find(|(bit, _)| allowed & bit != 0)
+    .map_or(ColumnType::Utf8, |(_, t)| t)
 }
 
 /// The kinds a value that is not a null marker can be read as.
@@ -411,7 +359,7 @@ mod tests {
             let ours = if nulls.is_null(&value) {
                 "null"
             } else {
-                ColumnType::infer(classify(&value), true).name()
+                infer_type(classify(&value), true).name()
             };
             let theirs = match expected {
                 "int64" => "int64",
@@ -470,7 +418,7 @@ mod tests {
                     seen = true;
                 }
             }
-            ColumnType::infer(allowed, seen)
+            infer_type(allowed, seen)
         };
         assert_eq!(col(&["1", "true"]), ColumnType::Boolean);
         assert_eq!(col(&["2", "true"]), ColumnType::Utf8);
