@@ -2,10 +2,11 @@
 //! the key at fault.
 
 use ldp_plugin_sdk::PluginError;
+use ldp_source_options::{InferRows, json};
 use serde_json::Value;
 
 /// The keys of the configuration, in the order the schema lists them.
-pub const KEYS: &[&str] = &["path", "batch_size", "infer_rows"];
+pub const KEYS: &[&str] = &["path", "batch_size", "infer_rows", "strict_types"];
 
 /// The largest `batch_size` accepted.
 pub const MAX_BATCH_SIZE: usize = 1 << 20;
@@ -37,6 +38,11 @@ pub const SCHEMA: &str = r#"{
       ],
       "default": "all",
       "description": "Records to infer the column types from: \"all\" (the default, as pyarrow.json does; the file is read twice) or the first N records (a later record with another key or type is then an error)."
+    },
+    "strict_types": {
+      "type": "boolean",
+      "default": false,
+      "description": "Refuse a key that holds scalars of two kinds (a number and a string), as pyarrow does, instead of reading it as a string column with a warning, as DuckDB does."
     }
   }
 }"#;
@@ -50,6 +56,8 @@ pub struct Config {
     pub batch_size: usize,
     /// Records to infer the types from; `None` for all of them.
     pub infer_rows: Option<usize>,
+    /// Whether a key holding scalars of two kinds is an error.
+    pub strict_types: bool,
 }
 
 impl Config {
@@ -90,18 +98,16 @@ impl Config {
                 }
             },
         };
-        let infer_rows = match map.get("infer_rows") {
-            None => None,
-            Some(Value::String(s)) if s == "all" => None,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
-                _ => return Err(expected("infer_rows", "an integer >= 1 or \"all\"", v)),
-            },
+        let options = json::parse(&map).map_err(|e| PluginError::config(format!("config.{e}")))?;
+        let infer_rows = match options.infer_rows {
+            InferRows::Rows(n) => Some(n),
+            InferRows::Default | InferRows::All => None,
         };
         Ok(Self {
             path,
             batch_size,
             infer_rows,
+            strict_types: options.strict_types,
         })
     }
 
@@ -136,6 +142,7 @@ mod tests {
                 path: "/d/a.JSONL".into(),
                 batch_size: 8192,
                 infer_rows: None,
+                strict_types: false,
             }
         );
         assert!(c.lines_by_name());
@@ -143,8 +150,9 @@ mod tests {
             Config::parse(r#"{"path":"/d/a.json","batch_size":3,"infer_rows":10}"#).expect("valid");
         assert_eq!((c.batch_size, c.infer_rows), (3, Some(10)));
         assert!(!c.lines_by_name());
-        let c = Config::parse(r#"{"path":"/a.ndjson","infer_rows":"all"}"#).expect("valid");
-        assert_eq!(c.infer_rows, None);
+        let c = Config::parse(r#"{"path":"/a.ndjson","infer_rows":"all","strict_types":true}"#)
+            .expect("valid");
+        assert_eq!((c.infer_rows, c.strict_types), (None, true));
         assert!(c.lines_by_name());
     }
 
@@ -156,6 +164,7 @@ mod tests {
         assert!(err(r#"{"path":"/a","batch_size":0}"#).starts_with("config.batch_size:"));
         assert!(err(r#"{"path":"/a","infer_rows":0}"#).starts_with("config.infer_rows:"));
         assert!(err(r#"{"path":"/a","infer_rows":"some"}"#).starts_with("config.infer_rows:"));
+        assert!(err(r#"{"path":"/a","strict_types":1}"#).starts_with("config.strict_types:"));
         assert!(err("[]").starts_with("config must be a JSON object"));
         assert!(err("{").starts_with("config is not valid JSON"));
     }

@@ -12,8 +12,11 @@
 //! - an array is a `list` of its elements' type;
 //! - a column that is only ever null (or an empty array's element) is `string`.
 //!
-//! Two kinds of value in one column (a number and a string, an object and an array) are an
-//! error, as in pyarrow, at the value's line and column; so is a key repeated in one object.
+//! A key whose values are of two scalar kinds (a number and a string, a boolean and a number)
+//! is a `string` column, as DuckDB reads it, with a [`Widened`] note naming the key and the
+//! first record of each kind; under `strict_types` that is an error instead, as in pyarrow.
+//! An object or an array mixed with anything else is an error either way, at the value's line
+//! and column; so is a key repeated in one object.
 
 use arrow_array::types::Date32Type;
 use arrow_cast::parse::{Parser, string_to_datetime};
@@ -157,6 +160,8 @@ pub enum Ty {
     List(Box<Ty>),
     /// Objects with these keys.
     Object(Keys),
+    /// Scalars of more than one kind, read as strings.
+    Mixed,
 }
 
 /// The keys of an object column, in the order first seen, and their types.
@@ -165,6 +170,8 @@ pub struct Keys {
     names: Vec<String>,
     types: Vec<Ty>,
     index: HashMap<String, usize>,
+    /// For each key, the record where its first value that is not null was seen.
+    first: Vec<usize>,
     /// For each key, the generation of the last object it was seen in (to find a repeated
     /// key without a set per object).
     seen: Vec<u32>,
@@ -215,12 +222,21 @@ impl Ty {
             Ty::Text(_) => "a string",
             Ty::List(_) => "an array",
             Ty::Object(_) => "an object",
+            Ty::Mixed => "a string or number",
         }
+    }
+
+    /// Whether values of this type are scalars that can be read as strings.
+    fn is_scalar(&self) -> bool {
+        matches!(
+            self,
+            Ty::Bool | Ty::Int | Ty::Float | Ty::Text(_) | Ty::Mixed
+        )
     }
 
     fn types(&self) -> (DataType, DataType) {
         match self {
-            Ty::Null => (DataType::Utf8, DataType::Utf8),
+            Ty::Null | Ty::Mixed => (DataType::Utf8, DataType::Utf8),
             Ty::Bool => (DataType::Boolean, DataType::Boolean),
             Ty::Int => (DataType::Int64, DataType::Int64),
             Ty::Float => (DataType::Float64, DataType::Float64),
@@ -287,11 +303,55 @@ impl fmt::Display for InferError {
     }
 }
 
+/// A key whose values were of two scalar kinds, now read as strings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Widened {
+    /// The key path, outermost key first (`[]` for an array's elements).
+    pub path: Vec<String>,
+    /// The kind seen first, and the record (the line it starts on) of its first value.
+    pub before: (&'static str, usize),
+    /// The other kind, and the record of its first value.
+    pub after: (&'static str, usize),
+}
+
+impl fmt::Display for Widened {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the key {:?} holds {} (first in the record at line {}) and {} (first in the \
+             record at line {}); it is read as a string column (set \"strict_types\": true in \
+             the source to refuse such a file)",
+            self.path.join("."),
+            self.before.0,
+            self.before.1,
+            self.after.0,
+            self.after.1
+        )
+    }
+}
+
+/// How a record is inferred: `line` is where it starts; `strict` refuses scalars of two kinds
+/// in one key.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Inferring {
+    /// The line the record starts on.
+    pub line: usize,
+    /// Whether scalars of two kinds in one key are an error.
+    pub strict: bool,
+}
+
 /// Infers from one record (one object) into `keys`; whether it changed them (a new key, a
-/// first value, a promotion).
-pub fn infer_record(bytes: &[u8], keys: &mut Keys) -> Result<bool, InferError> {
+/// first value, a promotion), and the keys it widened to strings.
+pub fn infer_record(
+    bytes: &[u8],
+    keys: &mut Keys,
+    how: Inferring,
+) -> Result<(bool, Vec<Widened>), InferError> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let mut ctx = Ctx::default();
+    let mut ctx = Ctx {
+        how,
+        ..Ctx::default()
+    };
     let result = Record {
         keys,
         ctx: &mut ctx,
@@ -299,7 +359,7 @@ pub fn infer_record(bytes: &[u8], keys: &mut Keys) -> Result<bool, InferError> {
     .deserialize(&mut deserializer)
     .and_then(|()| deserializer.end());
     match result {
-        Ok(()) => Ok(ctx.changed),
+        Ok(()) => Ok((ctx.changed, ctx.widened)),
         Err(e) => {
             ctx.unwound.reverse();
             Err(InferError::from_serde(&e, &ctx.unwound))
@@ -313,6 +373,13 @@ pub fn infer_record(bytes: &[u8], keys: &mut Keys) -> Result<bool, InferError> {
 struct Ctx {
     unwound: Vec<String>,
     changed: bool,
+    how: Inferring,
+    /// Keys widened in this record; their paths are gathered innermost first as the values
+    /// return, and put outermost first at the end.
+    widened: Vec<Widened>,
+    /// The first line a widening of this value found for the kind seen before (for an
+    /// array's elements, which have no [`Keys`] entry: this record's).
+    first_before: usize,
 }
 
 /// The top of a record: an object, whose keys are the columns.
@@ -352,6 +419,7 @@ impl Keys {
         self.index.insert(key.to_string(), i);
         self.names.push(key.to_string());
         self.types.push(Ty::Null);
+        self.first.push(0);
         self.seen.push(0);
         i
     }
@@ -390,6 +458,9 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                     "the key {PATH} appears twice in one object; keep one of them"
                 )));
             }
+            let widened_before = self.ctx.widened.len();
+            let was_null = self.keys.types[index] == Ty::Null;
+            self.ctx.first_before = self.keys.first[index];
             let result = map.next_value_seed(Value {
                 ty: &mut self.keys.types[index],
                 ctx: self.ctx,
@@ -397,6 +468,12 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
             if let Err(e) = result {
                 self.ctx.unwound.push(key.into_owned());
                 return Err(e);
+            }
+            if was_null && self.keys.types[index] != Ty::Null {
+                self.keys.first[index] = self.ctx.how.line;
+            }
+            for widened in &mut self.ctx.widened[widened_before..] {
+                widened.path.insert(0, key.to_string());
             }
         }
         Ok(())
@@ -422,6 +499,24 @@ impl Value<'_> {
         self.ctx.changed = true;
     }
 
+    /// A scalar of another kind than the column's: the column becomes strings, noted, unless
+    /// the types are strict or either side is not a scalar.
+    fn mixed<E: de::Error>(&mut self, found: &'static str, scalar: bool) -> Result<(), E> {
+        if matches!(self.ty, Ty::Mixed) && scalar {
+            return Ok(());
+        }
+        if self.ctx.how.strict || !scalar || !self.ty.is_scalar() {
+            return Err(self.conflict(found));
+        }
+        self.ctx.widened.push(Widened {
+            path: Vec::new(),
+            before: (self.ty.name(), self.ctx.first_before.max(1)),
+            after: (found, self.ctx.how.line),
+        });
+        self.set(Ty::Mixed);
+        Ok(())
+    }
+
     fn conflict<E: de::Error>(&self, found: &str) -> E {
         E::custom(format!(
             "the key {PATH} holds {found} here but {} in an earlier record; a column keeps one \
@@ -443,7 +538,7 @@ impl<'de> Visitor<'de> for Value<'_> {
         match self.ty {
             Ty::Null => self.set(Ty::Bool),
             Ty::Bool => {}
-            _ => return Err(self.conflict("a boolean")),
+            _ => return self.mixed("a boolean", true),
         }
         Ok(())
     }
@@ -451,7 +546,7 @@ impl<'de> Visitor<'de> for Value<'_> {
         match self.ty {
             Ty::Null => self.set(Ty::Int),
             Ty::Int | Ty::Float => {}
-            _ => return Err(self.conflict("a number")),
+            _ => return self.mixed("a number", true),
         }
         Ok(())
     }
@@ -466,7 +561,7 @@ impl<'de> Visitor<'de> for Value<'_> {
         match self.ty {
             Ty::Null | Ty::Int => self.set(Ty::Float),
             Ty::Float => {}
-            _ => return Err(self.conflict("a number")),
+            _ => return self.mixed("a number", true),
         }
         Ok(())
     }
@@ -482,7 +577,7 @@ impl<'de> Visitor<'de> for Value<'_> {
                     self.ctx.changed = true;
                 }
             }
-            _ => return Err(self.conflict("a string")),
+            _ => return self.mixed("a string", true),
         }
         Ok(())
     }
@@ -490,17 +585,24 @@ impl<'de> Visitor<'de> for Value<'_> {
         match self.ty {
             Ty::Null => self.set(Ty::List(Box::default())),
             Ty::List(_) => {}
-            _ => return Err(self.conflict("an array")),
+            _ => return self.mixed("an array", false),
         }
         let Ty::List(item) = self.ty else {
             return Ok(());
         };
         loop {
+            let widened_before = self.ctx.widened.len();
+            // Elements have no first record of their own: this record stands for it.
+            self.ctx.first_before = self.ctx.how.line;
             match seq.next_element_seed(Value {
                 ty: item,
                 ctx: self.ctx,
             }) {
-                Ok(Some(())) => {}
+                Ok(Some(())) => {
+                    for widened in &mut self.ctx.widened[widened_before..] {
+                        widened.path.insert(0, "[]".to_string());
+                    }
+                }
                 Ok(None) => return Ok(()),
                 Err(e) => {
                     self.ctx.unwound.push("[]".to_string());
@@ -513,7 +615,7 @@ impl<'de> Visitor<'de> for Value<'_> {
         match self.ty {
             Ty::Null => self.set(Ty::Object(Keys::default())),
             Ty::Object(_) => {}
-            _ => return Err(self.conflict("an object")),
+            _ => return self.mixed("an object", false),
         }
         let Ty::Object(keys) = self.ty else {
             return Ok(());
@@ -530,12 +632,69 @@ impl<'de> Visitor<'de> for Value<'_> {
 mod tests {
     use super::*;
 
+    /// Infers under `strict_types`, where two kinds in one key are an error.
     fn infer(lines: &[&str]) -> Result<Arc<Schema>, String> {
         let mut keys = Keys::default();
+        let how = Inferring {
+            line: 1,
+            strict: true,
+        };
         for line in lines {
-            infer_record(line.as_bytes(), &mut keys).map_err(|e| e.to_string())?;
+            infer_record(line.as_bytes(), &mut keys, how).map_err(|e| e.to_string())?;
         }
         Ok(keys.schemas().1)
+    }
+
+    /// A number and a string in one key read as a string column, as DuckDB reads them, with
+    /// a note naming the key and the first record of each kind. (ldp once refused such a
+    /// file, which DuckDB loads.)
+    #[test]
+    fn mixed_scalars_widen_to_strings_with_a_note() {
+        let mut keys = Keys::default();
+        let mut notes = Vec::new();
+        for (line, record) in [
+            r#"{"id":1,"zip":2134,"o":{"v":true}}"#,
+            r#"{"id":2,"zip":null}"#,
+            r#"{"id":3,"zip":"02134","o":{"v":"yes"},"l":[1,"a"]}"#,
+            r#"{"id":4,"zip":7.5}"#,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let how = Inferring {
+                line: line + 1,
+                strict: false,
+            };
+            let (_, widened) = infer_record(record.as_bytes(), &mut keys, how).expect("infers");
+            notes.extend(widened.iter().map(ToString::to_string));
+        }
+        let (parse, output) = keys.schemas();
+        assert_eq!(parse, output);
+        let types: Vec<String> = output
+            .fields()
+            .iter()
+            .map(|f| format!("{}: {}", f.name(), f.data_type()))
+            .collect();
+        assert_eq!(types[1], "zip: Utf8");
+        assert_eq!(types[2], r#"o: Struct("v": Utf8)"#);
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert_eq!(
+            notes[0],
+            "the key \"zip\" holds a number (first in the record at line 1) and a string (first \
+             in the record at line 3); it is read as a string column (set \"strict_types\": true \
+             in the source to refuse such a file)"
+        );
+        assert!(
+            notes[1].starts_with("the key \"o.v\" holds a boolean (first in the record at line 1)")
+        );
+        assert!(notes[2].starts_with("the key \"l.[]\" holds a number"));
+        // An object mixed with a scalar is still refused.
+        let how = Inferring {
+            line: 5,
+            strict: false,
+        };
+        let e = infer_record(br#"{"zip":{"a":1}}"#, &mut keys, how).unwrap_err();
+        assert!(e.message.contains("holds an object here"), "{e}");
     }
 
     fn types(lines: &[&str]) -> Vec<String> {
@@ -645,6 +804,7 @@ mod tests {
         infer_record(
             br#"{"z":"2024-01-31T10:00:00Z","o":{"z":"2024-01-31T10:00:00Z"}}"#,
             &mut keys,
+            Inferring::default(),
         )
         .expect("infers");
         let (parse, output) = keys.schemas();

@@ -8,7 +8,7 @@
 //! fault and its line.
 
 use crate::config::Config;
-use crate::infer::{InferError, Keys, infer_record};
+use crate::infer::{InferError, Inferring, Keys, infer_record};
 use crate::scan::{ScanError, Scanner};
 use arrow_array::{ArrayRef, RecordBatch, make_array};
 use arrow_json::reader::{Decoder, ReaderBuilder};
@@ -40,6 +40,8 @@ pub struct JsonReader {
     /// checked (arrow-json would otherwise truncate `2.5` into an `int64` column, or accept a
     /// trailing comma).
     keys: Keys,
+    /// Whether a key holding scalars of two kinds is an error.
+    strict_types: bool,
     /// Records read so far.
     records: usize,
     /// The text of the current batch's records, one per line, and where each starts.
@@ -89,8 +91,15 @@ impl JsonReader {
         while config.infer_rows.is_none_or(|n| records < n) {
             match scanner.next_record() {
                 Ok(Some(r)) => {
-                    infer_record(r.bytes, &mut keys)
+                    let how = Inferring {
+                        line: r.line,
+                        strict: config.strict_types,
+                    };
+                    let (_, widened) = infer_record(r.bytes, &mut keys, how)
                         .map_err(|e| record_error(&path, r.line, r.column, &e))?;
+                    for widened in widened {
+                        ldp_plugin_sdk::warn!("{path}: {widened}");
+                    }
                     records += 1;
                 }
                 Ok(None) => break,
@@ -109,9 +118,11 @@ impl JsonReader {
             )));
         }
         let (parse_schema, schema) = keys.schemas();
+        // A key of mixed scalars is a string column: numbers and booleans read as their text.
         let decoder = ReaderBuilder::new(parse_schema.clone())
             .with_batch_size(config.batch_size)
             .with_strict_mode(true)
+            .with_coerce_primitive(true)
             .build_decoder()
             .map_err(|e| PluginError::internal(format!("{path}: {e}")))?;
         let inferred_from = match config.infer_rows {
@@ -127,6 +138,7 @@ impl JsonReader {
             batch_size: config.batch_size,
             inferred_from,
             keys,
+            strict_types: config.strict_types,
             records: 0,
             pending: Vec::new(),
             starts: Vec::with_capacity(config.batch_size.min(1 << 16)),
@@ -160,10 +172,14 @@ impl JsonReader {
             };
             self.records += 1;
             if self.inferred_from.is_some_and(|n| self.records > n) {
-                let changed = infer_record(record.bytes, &mut self.keys)
+                let how = Inferring {
+                    line: record.line,
+                    strict: self.strict_types,
+                };
+                let changed = infer_record(record.bytes, &mut self.keys, how)
                     .map_err(|e| record_error(&self.path, record.line, record.column, &e));
                 let changed = match changed {
-                    Ok(changed) => changed,
+                    Ok((changed, _)) => changed,
                     Err(e) => {
                         self.done = true;
                         return Err(e);
@@ -296,6 +312,7 @@ fn decode_one(schema: &SchemaRef, bytes: &[u8]) -> Result<(), ArrowError> {
     let mut decoder = ReaderBuilder::new(schema.clone())
         .with_batch_size(1)
         .with_strict_mode(true)
+        .with_coerce_primitive(true)
         .build_decoder()?;
     decoder.decode(bytes)?;
     decoder.flush().map(|_| ())

@@ -237,13 +237,40 @@ fn a_value_of_another_type_names_the_key_and_line() {
         "t.jsonl",
         "{\"a\":1}\n{\"a\":2}\n{\"b\":{\"c\":[1]}}\n{\"b\":{\"c\":[\"x\"]}}\n",
     );
-    let e = open_err(&path, "");
+    let e = open_err(&path, r#","strict_types":true"#);
     assert_eq!(e.kind, ErrorKind::Data);
     assert!(
         e.message.starts_with(&format!(
             "{path}: line 4, column 14: the key \"b.c.[]\" holds a string here but a number"
         )),
         "{e}"
+    );
+}
+
+/// Without `strict_types`, a key of numbers and strings is a string column of their text, as
+/// DuckDB reads it (ldp once refused the file).
+#[test]
+fn mixed_scalars_load_as_strings() {
+    let dir = TempDir::new();
+    let path = dir.file(
+        "m.jsonl",
+        "{\"a\":1,\"b\":true}\n{\"a\":\"x\",\"b\":2.5}\n{\"a\":null,\"b\":\"no\"}\n",
+    );
+    let mut json = open(&path, "").expect("opens");
+    let batches = read_all(&mut json).expect("reads");
+    let batch = &batches[0];
+    let text = |i: usize| -> Vec<Option<String>> {
+        batch
+            .column(i)
+            .as_string::<i32>()
+            .iter()
+            .map(|s| s.map(str::to_string))
+            .collect()
+    };
+    assert_eq!(text(0), vec![Some("1".into()), Some("x".into()), None]);
+    assert_eq!(
+        text(1),
+        vec![Some("true".into()), Some("2.5".into()), Some("no".into())]
     );
 }
 
