@@ -111,6 +111,9 @@ pub(crate) fn check_block_at(
             match format {
                 Format::DuckDb => check_duckdb(problems, block, &at, &mut built),
                 Format::Xlsx => check_xlsx(problems, block, &at, &mut built),
+                Format::Csv | Format::Json => {
+                    crate::source_options::check(problems, block, format, &at)
+                }
                 _ => {}
             }
         }

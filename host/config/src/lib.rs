@@ -116,6 +116,7 @@ mod retries;
 mod routes;
 mod run_window;
 mod schedule;
+pub mod source_options;
 mod spec_hash;
 mod spec_path;
 mod strftime;

@@ -24,6 +24,7 @@ mod quality;
 mod s3;
 mod scaffold;
 mod schedule;
+mod source_options;
 mod staged;
 mod tables;
 mod transforms;

@@ -133,6 +133,10 @@ impl PluginSource {
             "path": file.display().to_string(),
             "batch_size": SOURCE_BATCH_ROWS,
         });
+        // The block's reading options (`delimiter`, `encoding`, ...), checked by `ldp plan`.
+        for (key, value) in ldp_config::source_options::of_block(block.format, &block.extra) {
+            plugin_config[key] = value;
+        }
         if block.format == Format::Xlsx {
             plugin_config["header_row"] = block.header_row.into();
             match &block.sheet {
