@@ -45,6 +45,13 @@ pub fn read_sheet(config: &Config) -> Result<SheetCells, PluginError> {
     let (name, place) = choose(&workbook, path, &config.sheet)?;
     let unreadable = |e: XlsxError| match e {
         XlsxError::Io(e) => PluginError::io(format!("{place}: cannot read the file: {e}")),
+        // calamine refuses a cell typed as a number whose stored text is not one (` 41`, with
+        // a leading space, as some writers store it) and does not say which cell.
+        e @ XlsxError::ParseFloat(_) => PluginError::data(format!(
+            "{place}: the sheet cannot be read: {e}: a cell typed as a number holds text that \
+             is not one (such as a leading space); open the workbook in Excel or LibreOffice and \
+             save it again, which rewrites such cells"
+        )),
         e => PluginError::data(format!("{place}: the sheet cannot be read: {e}")),
     };
     let merges = workbook
