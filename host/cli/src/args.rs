@@ -35,8 +35,8 @@ pub enum Command {
     /// Run a dataset config: read its source, write one snapshot to its Iceberg target (or its
     /// CSV, JSON or Parquet file).
     ///
-    /// The source (a CSV, JSON, Parquet or XLSX file through its plugin in the sandbox, or an
-    /// Iceberg table) streams into Parquet data files, which one commit adds to the table
+    /// The source (a CSV, JSON, Parquet, XLSX or DuckDB file, local or on s3://, read by its
+    /// plugin in the sandbox; a plugin file the config names; or an Iceberg table) streams into Parquet data files, which one commit adds to the table
     /// (created on the first run, namespace included). Nothing is committed when anything
     /// fails, and the files the run wrote are deleted. A file target is written by its sink
     /// plugin into a private staging folder and renamed into place only when the run succeeds.
@@ -52,8 +52,9 @@ pub enum Command {
     /// overwrite replaces every row in one snapshot; upsert replaces the rows whose join_cols
     /// match a row of the data and adds the others, in one snapshot, rewriting only the data
     /// files that hold a changed row (a row whose values did not change is not written, and
-    /// nothing changed adds no snapshot). Overwrite and upsert hold the table's lock file
-    /// <warehouse>/.ldp/locks/<namespace>.<table>.lock, so writers on one machine take turns.
+    /// nothing changed adds no snapshot). On a local catalog, overwrite and upsert hold the
+    /// table's lock file <warehouse>/.ldp/locks/<namespace>.<table>.lock, so writers on one
+    /// machine take turns.
     ///
     /// Staged runs (--window, --idempotency-key): at most one publish per key reaches main.
     /// The key is looked for in main's history before the source is read (found: the run is
@@ -154,13 +155,14 @@ pub enum Command {
     /// Writes the rides (always the same ones for a seed) as data/rides.csv and
     /// data/rides.parquet, and the config rides.json, into WORKDIR; then loads them through the
     /// real pipelines: append and overwrite, upsert on a key, a day-partitioned table, quality
-    /// checks that pass and a bad batch they block, SQL (DataFusion), time travel, and an export
-    /// back to CSV. The rides and every number printed are the Python tool's (`ldp demo` of
+    /// checks that pass and a bad batch they block, SQL (DataFusion), time travel, an export
+    /// back to CSV, and a third-party transform plugin next to a hostile one. The rides and every number printed are the Python tool's (`ldp demo` of
     /// local-data-platform 0.1.3); docs/demo.md explains each step.
     ///
     /// WORKDIR is created when missing. A folder that is not empty is used only when it holds
-    /// the marker file .ldp_demo (an earlier demo): then its data, exports, warehouse,
-    /// rides.json and .ldp_demo are deleted and written again, and nothing else is touched.
+    /// the marker file .ldp_demo (an earlier demo): then its data, exports, plugins,
+    /// warehouse, rides.json and .ldp_demo are deleted and written again, and nothing else is
+    /// touched.
     ///
     /// Example: ldp demo --workdir /tmp/ldp-demo
     Demo(DemoArgs),

@@ -23,7 +23,7 @@ pub const SCHEMA: &str = r#"{
     "path": {
       "type": "string",
       "minLength": 1,
-      "description": "Absolute path of the CSV file (UTF-8)."
+      "description": "Absolute path of the CSV file (UTF-8 unless encoding says otherwise)."
     },
     "has_header": {
       "type": "boolean",

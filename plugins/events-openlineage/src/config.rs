@@ -30,7 +30,7 @@ pub const SCHEMA: &str = r#"{
     },
     "url": {
       "type": ["string", "null"],
-      "description": "An HTTP endpoint: not supported in this build (plugins have no network); use path."
+      "description": "Not read by the plugin: a config's openlineage sink with a url is posted by the host (http:// only), which hands the plugin a path."
     },
     "api_key_env": {
       "type": ["string", "null"],

@@ -12,8 +12,9 @@
 //! * Each event is appended to the file as one compact line with sorted keys, in one `O_APPEND`
 //!   write.
 //!
-//! Config: `{"path": "/abs/openlineage.jsonl", "namespace": "ldp"}`. An HTTP `url` is refused
-//! in this build: plugins have no network.
+//! Config: `{"path": "/abs/openlineage.jsonl", "namespace": "ldp"}`. The plugin has no network:
+//! a `url` is refused here, and a config's sink with a `url` is posted by the host, which gives
+//! the plugin a `path`.
 
 mod config;
 pub mod event;
