@@ -444,7 +444,7 @@ impl Context {
         let name = self.output.field(column).name();
         let data_row = record - usize::from(self.config.has_header);
         let hint = if self.config.columns.iter().any(|(n, _)| n == name) {
-            format!("the config's \"columns\" sets its type; fix the value or the type")
+            "the config's \"columns\" sets its type; fix the value or the type".to_string()
         } else if data_row <= self.inferred_rows || self.config.infer_rows == InferRows::All {
             format!(
                 "the type was inferred from values like this one, but this one is not a valid \
