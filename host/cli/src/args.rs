@@ -248,7 +248,9 @@ pub enum DatasetsCommand {
     ///
     /// Reads the pinned snapshot through the filter and the columns, checks the row count and
     /// the schema fingerprint against the manifest (a mismatch fails and writes nothing), and
-    /// replaces DEST atomically. Parquet carries the manifest in its schema metadata
+    /// replaces DEST atomically; an s3:// DEST is written into a private local folder and
+    /// uploaded once whole (the store is configured from the AWS_* environment, as for s3://
+    /// sources and targets). Parquet carries the manifest in its schema metadata
     /// (ldp.dataset); exporting a version twice gives the same bytes. JSONL is one JSON object
     /// per row (ISO timestamps, NaN as null). NAME@vN or --version picks the version (default:
     /// the latest).
@@ -315,7 +317,7 @@ pub struct DatasetsListArgs {
 pub struct DatasetsExportArgs {
     /// The dataset name, or NAME@vN.
     pub name: String,
-    /// The output file.
+    /// The output file, or an s3://BUCKET/KEY object.
     pub dest: PathBuf,
     /// The version number [default: the latest].
     #[arg(long, value_name = "N")]
