@@ -204,7 +204,7 @@ impl FileExport {
         staging.remove();
         let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
         Ok(RunReport {
-            name: self.config.source().name.clone(),
+            name: self.config.identifier.clone(),
             rows_read,
             rows_written,
             write_result: None,
