@@ -39,7 +39,8 @@ pub enum Command {
     /// Iceberg table) streams into Parquet data files, which one commit adds to the table
     /// (created on the first run, namespace included). Nothing is committed when anything
     /// fails, and the files the run wrote are deleted. A file target is written by its sink
-    /// plugin into a private staging folder and renamed into place only when the run succeeds.
+    /// plugin into a private staging folder and renamed into place only when the run succeeds;
+    /// it is always replaced whole, so a --mode other than overwrite is refused.
     /// The run's events go to the sinks of metadata.observability (`ldp runs` reads them).
     ///
     /// The checks of metadata.quality see every batch while the files are written, and give
@@ -629,7 +630,7 @@ pub struct DemoArgs {
 pub struct RunCmdArgs {
     /// A dataset config (JSON).
     pub config: PathBuf,
-    /// Override the target's write_mode for this run.
+    /// Override the target's write_mode for this run (a file target takes only overwrite).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Run one logical window: an ISO-8601 interval START/END (naive = UTC), or yesterday,

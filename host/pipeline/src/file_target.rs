@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::time::Instant;
 
-use ldp_config::{Config, Format, OnFailure};
+use ldp_config::{Config, Format, OnFailure, WriteMode};
 use ldp_plugin_runtime::{CheckContext, Grants, Plugin, Runtime, Sandbox, SinkStream};
 use ldp_table::WindowFilter;
 
@@ -162,6 +162,13 @@ impl FileExport {
                     self.config.target().format.as_str(),
                     self.path.display()
                 ),
+            });
+        }
+        // A file is replaced whole: only `overwrite` (or no --mode) writes it.
+        if let Some(mode) = options.mode.filter(|m| *m != WriteMode::Overwrite) {
+            return Err(Error::FileTargetMode {
+                target: self.repr(),
+                mode,
             });
         }
         rec.stage(Stage::Extract);
@@ -406,6 +413,21 @@ impl FileExport {
             self.path.display()
         );
         Ok((rows_read, rows_written, quality))
+    }
+
+    /// The target as the reference names it in messages:
+    /// `CSV(name='out', path='/abs/out.csv')` (`Parquet(…)`, `JSON(…)`).
+    fn repr(&self) -> String {
+        let block = self.config.target();
+        let class = match block.format {
+            Format::Parquet => "Parquet",
+            other => other.as_str(),
+        };
+        format!(
+            "{class}(name={}, path={})",
+            ldp_config::repr_str(&block.name),
+            ldp_config::repr_str(&self.path.to_string_lossy())
+        )
     }
 
     fn sink_error(&self, source: ldp_plugin_runtime::RuntimeError) -> Error {
