@@ -39,7 +39,8 @@ pub enum Command {
     /// plugin in the sandbox; a plugin file the config names; or an Iceberg table) streams into Parquet data files, which one commit adds to the table
     /// (created on the first run, namespace included). Nothing is committed when anything
     /// fails, and the files the run wrote are deleted. A file target is written by its sink
-    /// plugin into a private staging folder and renamed into place only when the run succeeds.
+    /// plugin into a private staging folder and renamed into place only when the run succeeds;
+    /// it is always replaced whole, so a --mode other than overwrite is refused.
     /// The run's events go to the sinks of metadata.observability (`ldp runs` reads them).
     ///
     /// The checks of metadata.quality see every batch while the files are written, and give
@@ -250,7 +251,9 @@ pub enum DatasetsCommand {
     ///
     /// Reads the pinned snapshot through the filter and the columns, checks the row count and
     /// the schema fingerprint against the manifest (a mismatch fails and writes nothing), and
-    /// replaces DEST atomically. Parquet carries the manifest in its schema metadata
+    /// replaces DEST atomically; an s3:// DEST is written into a private local folder and
+    /// uploaded once whole (the store is configured from the AWS_* environment, as for s3://
+    /// sources and targets). Parquet carries the manifest in its schema metadata
     /// (ldp.dataset); exporting a version twice gives the same bytes. JSONL is one JSON object
     /// per row (ISO timestamps, NaN as null). NAME@vN or --version picks the version (default:
     /// the latest).
@@ -317,7 +320,7 @@ pub struct DatasetsListArgs {
 pub struct DatasetsExportArgs {
     /// The dataset name, or NAME@vN.
     pub name: String,
-    /// The output file.
+    /// The output file, or an s3://BUCKET/KEY object.
     pub dest: PathBuf,
     /// The version number [default: the latest].
     #[arg(long, value_name = "N")]
@@ -629,7 +632,7 @@ pub struct DemoArgs {
 pub struct RunCmdArgs {
     /// A dataset config (JSON).
     pub config: PathBuf,
-    /// Override the target's write_mode for this run.
+    /// Override the target's write_mode for this run (a file target takes only overwrite).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Run one logical window: an ISO-8601 interval START/END (naive = UTC), or yesterday,

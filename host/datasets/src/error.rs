@@ -19,6 +19,9 @@ pub enum ErrorKind {
     Io,
     /// Writing Parquet failed.
     Parquet,
+    /// Object storage failed for an `s3://` destination: a store unreachable, an upload
+    /// refused.
+    Storage,
 }
 
 impl ErrorKind {
@@ -78,6 +81,16 @@ pub enum Error {
         #[source]
         source: parquet::errors::ParquetError,
     },
+    /// Exporting to object storage failed: the URI cannot name an object, the environment
+    /// does not configure a store, or the upload failed (nothing was uploaded).
+    #[error("dataset {dataset}: {source}")]
+    Storage {
+        /// `name@vN`.
+        dataset: String,
+        /// The storage error (names the URI, never its credentials).
+        #[source]
+        source: Box<ldp_storage::Error>,
+    },
 }
 
 /// A `Result` with this crate's [`Error`].
@@ -93,6 +106,8 @@ impl Error {
             Error::Sql { .. } => ErrorKind::Sql,
             Error::Io { .. } => ErrorKind::Io,
             Error::Parquet { .. } => ErrorKind::Parquet,
+            Error::Storage { source, .. } if source.kind().is_config() => ErrorKind::Config,
+            Error::Storage { .. } => ErrorKind::Storage,
         }
     }
 

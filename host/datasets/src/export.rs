@@ -3,6 +3,11 @@
 //! destination under a temporary name and renamed into place, so a reader sees the old file or
 //! the new one, never a part.
 //!
+//! An object destination (`s3://bucket/key`) is written the same way into a private local
+//! folder, then uploaded whole ([`ldp_storage::upload_file`]): the object appears only when
+//! the upload completes, and nothing is uploaded when writing fails. A `file://` URI is the
+//! local path it names.
+//!
 //! Parquet is written with fixed writer properties, so exporting the same version twice gives
 //! byte-identical files.
 
@@ -80,15 +85,22 @@ impl FromStr for ExportFormat {
     }
 }
 
-/// Writes the rows of `version` ([`load`], verified) to `dest` (relative to the current
-/// folder; parent folders are created), replacing it atomically. Returns the rows written.
+/// Writes the rows of `version` ([`load`], verified) to `dest`, replacing it atomically:
+/// a local file (relative to the current folder; parent folders are created), or an object
+/// (`s3://bucket/key`) uploaded once the file is whole. Returns the rows written.
 ///
 /// # Errors
 ///
-/// As [`load`]; file-system and Parquet errors (the temporary file is removed).
+/// As [`load`]; file-system and Parquet errors (the temporary file is removed);
+/// [`Error::Storage`] for an object URI that names no object or a store that refuses the
+/// upload (checked before any row is read when the URI itself is wrong).
 pub fn export(version: &DatasetVersion, dest: &Path, format: ExportFormat) -> Result<u64> {
+    let destination = Destination::of(version, dest)?;
     let rows = load(version)?;
-    write_rows(version, &rows, dest, format)?;
+    match &destination {
+        Destination::Local(path) => write_rows(version, &rows, path, format)?,
+        Destination::Object(uri) => upload_rows(version, &rows, uri, format)?,
+    }
     tracing::info!(
         dataset = version.reference(),
         rows = rows.num_rows(),
@@ -99,7 +111,58 @@ pub fn export(version: &DatasetVersion, dest: &Path, format: ExportFormat) -> Re
     Ok(rows.num_rows())
 }
 
-/// Writes `rows` (of `version`) to `dest` as [`export`] does.
+/// Where an export goes.
+enum Destination<'a> {
+    /// A local file (`file://` removed).
+    Local(&'a Path),
+    /// An object in a store.
+    Object(ldp_storage::ObjectUri),
+}
+
+impl Destination<'_> {
+    /// An object when `dest` is a URI other than `file://`, else a local file.
+    fn of<'a>(version: &DatasetVersion, dest: &'a Path) -> Result<Destination<'a>> {
+        let Some(text) = dest.to_str() else {
+            return Ok(Destination::Local(dest));
+        };
+        match ldp_storage::scheme_of(text).as_deref() {
+            None => return Ok(Destination::Local(dest)),
+            Some("file") => return Ok(Destination::Local(Path::new(&text["file://".len()..]))),
+            Some(_) => {}
+        }
+        ldp_storage::ObjectUri::parse(text)
+            .map(Destination::Object)
+            .map_err(|source| storage_error(version, source))
+    }
+}
+
+/// Writes `rows` into a private local folder, then uploads the file as `uri`.
+fn upload_rows(
+    version: &DatasetVersion,
+    rows: &Rows,
+    uri: &ldp_storage::ObjectUri,
+    format: ExportFormat,
+) -> Result<()> {
+    let folder = tempfile::Builder::new()
+        .prefix("ldp-export-")
+        .tempdir()
+        .map_err(|e| Error::io("create a private folder in", std::env::temp_dir(), e))?;
+    let staged = folder.path().join(uri.file_name());
+    write_rows(version, rows, &staged, format)?;
+    let bytes =
+        ldp_storage::upload_file(&staged, uri).map_err(|source| storage_error(version, source))?;
+    tracing::debug!("uploaded {bytes} bytes to {uri}");
+    Ok(())
+}
+
+fn storage_error(version: &DatasetVersion, source: ldp_storage::Error) -> Error {
+    Error::Storage {
+        dataset: version.reference(),
+        source: Box::new(source),
+    }
+}
+
+/// Writes `rows` (of `version`) to the local file `dest` as [`export`] does.
 ///
 /// # Errors
 ///

@@ -15,7 +15,8 @@
 //! * [`pin`](mod@pin): the snapshot, counted, recorded and tagged (snapshot expiry keeps tagged
 //!   snapshots);
 //! * [`load`](mod@load): the rows of a version, checked against the fingerprint and row count;
-//! * [`export`](mod@export): the rows to Parquet (the manifest in its metadata) or JSONL;
+//! * [`export`](mod@export): the rows to Parquet (the manifest in its metadata) or JSONL, a
+//!   local file or an `s3://` object;
 //! * [`list`]: the datasets of a warehouse and their versions.
 //!
 //! How it stays reproducible: an Iceberg snapshot's files never change, and time travel reads

@@ -30,6 +30,18 @@ pub enum Error {
         /// What, and what to do instead.
         message: String,
     },
+    /// A write mode other than `overwrite` for a file target, which is always replaced whole.
+    /// Nothing was read or written.
+    #[error(
+        "target {target} is always overwritten; write mode {} only applies to Iceberg targets",
+        ldp_config::repr_str(mode.as_str())
+    )]
+    FileTargetMode {
+        /// The target as the reference names it: `CSV(name='out', path='/abs/out.csv')`.
+        target: String,
+        /// The mode asked for (`--mode`).
+        mode: ldp_config::WriteMode,
+    },
     /// The source file is not there (yet): a workflow retries it, since a drop may land late.
     #[error("{message}")]
     SourceMissing {
@@ -151,9 +163,10 @@ impl Error {
     /// The kind of failure.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::Config(_) | Error::Unsupported { .. } | Error::PluginFile { .. } => {
-                ErrorKind::Config
-            }
+            Error::Config(_)
+            | Error::Unsupported { .. }
+            | Error::FileTargetMode { .. }
+            | Error::PluginFile { .. } => ErrorKind::Config,
             Error::Source { .. }
             | Error::SourceMissing { .. }
             | Error::Check { .. }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::time::Instant;
 
-use ldp_config::{Config, Format, OnFailure};
+use ldp_config::{Config, Format, OnFailure, WriteMode};
 use ldp_plugin_runtime::{CheckContext, Grants, Plugin, Runtime, Sandbox, SinkStream};
 use ldp_table::WindowFilter;
 
@@ -164,6 +164,13 @@ impl FileExport {
                 ),
             });
         }
+        // A file is replaced whole: only `overwrite` (or no --mode) writes it.
+        if let Some(mode) = options.mode.filter(|m| *m != WriteMode::Overwrite) {
+            return Err(Error::FileTargetMode {
+                target: self.repr(),
+                mode,
+            });
+        }
         rec.stage(Stage::Extract);
         let source = SourceSpec::for_run(&self.config, options)?;
         let loaded = source.load(runtime)?;
@@ -204,7 +211,7 @@ impl FileExport {
         staging.remove();
         let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
         Ok(RunReport {
-            name: self.config.source().name.clone(),
+            name: self.config.identifier.clone(),
             rows_read,
             rows_written,
             write_result: None,
@@ -406,6 +413,21 @@ impl FileExport {
             self.path.display()
         );
         Ok((rows_read, rows_written, quality))
+    }
+
+    /// The target as the reference names it in messages:
+    /// `CSV(name='out', path='/abs/out.csv')` (`Parquet(…)`, `JSON(…)`).
+    fn repr(&self) -> String {
+        let block = self.config.target();
+        let class = match block.format {
+            Format::Parquet => "Parquet",
+            other => other.as_str(),
+        };
+        format!(
+            "{class}(name={}, path={})",
+            ldp_config::repr_str(&block.name),
+            ldp_config::repr_str(&self.path.to_string_lossy())
+        )
     }
 
     fn sink_error(&self, source: ldp_plugin_runtime::RuntimeError) -> Error {

@@ -66,10 +66,7 @@ pub(crate) fn download_source(what: &str, path: &str) -> Result<Downloaded> {
 /// Uploads the staged file of a file target as the object `uri`: visible whole once the
 /// upload completes, never in part.
 pub(crate) fn upload_target(what: &str, staged: &Path, uri: &ObjectUri) -> Result<u64> {
-    let storage = ObjectStorage::from_env(uri).map_err(|e| storage_error(what, true, e))?;
-    storage
-        .upload(staged, uri)
-        .map_err(|e| storage_error(what, true, e))
+    ldp_storage::upload_file(staged, uri).map_err(|e| storage_error(what, true, e))
 }
 
 fn storage_error(what: &str, upload: bool, source: ldp_storage::Error) -> Error {

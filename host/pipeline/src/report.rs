@@ -54,7 +54,7 @@ pub struct UpsertCounts {
 /// A finished run (`ldp run --json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunReport {
-    /// The source block's `name`.
+    /// The config's `identifier` (the pipeline's name), as the reference reports it.
     pub name: String,
     /// Rows the source gave.
     pub rows_read: u64,

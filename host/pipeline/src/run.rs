@@ -319,7 +319,7 @@ impl Pipeline {
             "published"
         };
         RunReport {
-            name: self.config.source().name.clone(),
+            name: self.config.identifier.clone(),
             rows_read,
             rows_written: write.rows_written,
             quality,

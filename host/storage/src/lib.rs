@@ -18,6 +18,8 @@
 //!   a multipart upload in [`PART_SIZE`] parts otherwise, aborted if any part fails. Either
 //!   way the object appears only when the upload completes (S3's semantics for `PUT` and
 //!   `CompleteMultipartUpload`), so a reader sees the old object or the new one.
+//!   [`upload_file`] does both steps for the file a caller staged (a file target, a dataset
+//!   export).
 //! * [`ObjectStorage::read`], [`ObjectStorage::read_range`], [`ObjectStorage::write`],
 //!   [`ObjectStorage::size`] and [`ObjectStorage::delete`] serve Iceberg tables whose warehouse
 //!   is on `s3://` (`ldp-table`'s iceberg storage); [`bucket_store`] gives a bucket's store to
@@ -331,6 +333,18 @@ impl ObjectStorage {
             }
         })
     }
+}
+
+/// Uploads the local file `from` as the object `uri`, through the store of `uri`'s bucket
+/// configured from the process environment: [`ObjectStorage::from_env`], then
+/// [`ObjectStorage::upload`] (the object appears whole when the upload completes). Returns the
+/// bytes uploaded.
+///
+/// # Errors
+///
+/// As [`ObjectStorage::from_env`] and [`ObjectStorage::upload`].
+pub fn upload_file(from: &Path, uri: &ObjectUri) -> Result<u64> {
+    ObjectStorage::from_env(uri)?.upload(from, uri)
 }
 
 /// The store of `bucket`, configured from the process environment as

@@ -25,7 +25,7 @@ pub fn run(
     let staging = staged
         .map(|args| staging(pipeline.config(), args))
         .transpose()?;
-    let progress = Progress::rows(&pipeline.config().source().name);
+    let progress = Progress::rows(&pipeline.config().identifier);
     let options = RunOptions {
         mode,
         cancel: Some(cancel),

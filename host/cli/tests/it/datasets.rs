@@ -253,3 +253,32 @@ fn bad_requests_fail_with_exit_1_and_write_nothing() {
         stdout(&out)
     );
 }
+
+/// A `file://` DEST is the local file it names, as in the Python tool: it once became the
+/// relative path `./file:/…` under the working folder.
+#[test]
+fn a_file_uri_dest_is_the_local_file_it_names() {
+    let shop = Shop::new();
+    let config = shop.text("shop.json");
+    shop.ok(&["run", &config]);
+    shop.ok(&["datasets", "pin", &config, "orders_all"]);
+    let dest = shop.path("out/all.jsonl");
+    let uri = format!("file://{}", dest.display());
+    let work = tempfile::tempdir().unwrap();
+    let out = super::backfill::in_dir(
+        work.path(),
+        &[
+            "datasets",
+            "export",
+            "orders_all",
+            &uri,
+            "--format",
+            "jsonl",
+            "--config",
+            &config,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&dest).unwrap().lines().count(), 5);
+    assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
+}

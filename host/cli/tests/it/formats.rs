@@ -276,3 +276,59 @@ fn a_zstd_parquet_source_loads_through_an_uncompressed_copy() {
         std::fs::read_to_string(rides()).unwrap()
     );
 }
+
+/// `--mode append` or `--mode upsert` on a file target is refused with the Python tool's
+/// message and exit code 1, before anything is read or written; it was once accepted silently
+/// and the file replaced. An existing file is left as it was; `--mode overwrite` writes.
+#[test]
+fn a_mode_other_than_overwrite_on_a_file_target_is_refused_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().canonicalize().unwrap();
+    std::fs::copy(rides(), d.join("rides.csv")).unwrap();
+    let csv = r#"{"name": "rides", "format": "CSV", "path": "rides.csv"}"#;
+    run(&d, "load.json", &config(csv, TABLE));
+    let export = d.join("export.json");
+    let export = export.to_str().unwrap();
+    let files = [
+        ("CSV", "CSV", "rides.csv"),
+        ("PARQUET", "Parquet", "rides.parquet"),
+        ("JSON", "JSON", "rides.jsonl"),
+    ];
+    for (format, class, file) in files {
+        let target =
+            format!(r#"{{"name": "rides_out", "format": "{format}", "path": "out/{file}"}}"#);
+        std::fs::write(d.join("export.json"), config(TABLE, &target)).unwrap();
+        let path = d.join("out").join(file);
+        let refused = |mode: &str| {
+            let out = ldp(&["run", export, "--mode", mode]);
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{format} {mode}: {}",
+                stderr(&out)
+            );
+            assert_eq!(
+                stderr(&out),
+                format!(
+                    "ldp: error: target {class}(name='rides_out', path='{}') is always \
+                     overwritten; write mode '{mode}' only applies to Iceberg targets\n",
+                    path.display()
+                )
+            );
+        };
+        for mode in ["append", "upsert"] {
+            refused(mode);
+            assert!(!d.join("out").exists(), "{format} {mode} wrote something");
+        }
+        let out = ldp(&["run", export, "--mode", "overwrite"]);
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", stderr(&out));
+        let written = std::fs::read(&path).unwrap();
+        refused("append");
+        assert!(
+            std::fs::read(&path).unwrap() == written,
+            "{format}: changed"
+        );
+        assert_eq!(std::fs::read_dir(d.join("out")).unwrap().count(), 1);
+        std::fs::remove_dir_all(d.join("out")).unwrap();
+    }
+}

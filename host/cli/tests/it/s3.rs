@@ -465,3 +465,105 @@ fn a_warehouse_on_s3_in_a_sql_catalog() {
         "{read}"
     );
 }
+
+/// `ldp datasets export NAME s3://…` uploads the object, as a file target does. It once wrote a
+/// local file `./s3:/BUCKET/KEY` while printing that it exported to `s3://`. The object holds
+/// the bytes of a local export of the same version, nothing else is left in the bucket, nothing
+/// lands in the working folder, and a scheme this build does not reach is refused.
+#[test]
+fn a_dataset_export_to_s3_uploads_the_object_and_writes_nothing_locally() {
+    let moto = Moto::start();
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "load.json",
+        serde_json::json!({"identifier": "rides", "metadata": {
+            "source": {"name": "rides", "format": "CSV", "path": rides().to_str().unwrap()},
+            "target": table_block()}}),
+    );
+    let ok = |args: &[&str]| {
+        let out = moto.ldp(dir.path(), args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        super::stdout(&out)
+    };
+    ok(&["run", "load.json"]);
+    ok(&["datasets", "pin", "load.json", "rides_v"]);
+
+    let uri = "s3://lake/exports/rides.parquet";
+    let said = ok(&[
+        "datasets",
+        "export",
+        "rides_v",
+        uri,
+        "--config",
+        "load.json",
+    ]);
+    assert!(
+        said.starts_with("Exported rides_v@v1 (20 rows, snapshot ")
+            && said.ends_with(&format!(") to {uri} as parquet\n")),
+        "{said}"
+    );
+    let json = ok(&[
+        "datasets",
+        "export",
+        "rides_v",
+        "s3a://lake/exports/rides.jsonl",
+        "--format",
+        "jsonl",
+        "--config",
+        "load.json",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["dest"], "s3a://lake/exports/rides.jsonl", "{json}");
+    assert_eq!(json["rows"], 20, "{json}");
+    ok(&[
+        "datasets",
+        "export",
+        "rides_v",
+        "local.parquet",
+        "--config",
+        "load.json",
+    ]);
+
+    let object = moto.boto(&["get", "lake", "exports/rides.parquet"]);
+    let local = std::fs::read(dir.path().join("local.parquet")).unwrap();
+    assert!(
+        object == local,
+        "the object is not the local export's bytes"
+    );
+    let jsonl = moto.boto(&["get", "lake", "exports/rides.jsonl"]);
+    assert_eq!(String::from_utf8_lossy(&jsonl).lines().count(), 20);
+    assert_eq!(
+        moto.keys(),
+        ["exports/rides.jsonl", "exports/rides.parquet"]
+    );
+    assert_eq!(moto.boto(&["uploads", "lake"]), b"0\n");
+
+    let out = moto.ldp(
+        dir.path(),
+        &[
+            "datasets",
+            "export",
+            "rides_v",
+            "gs://lake/exports/rides.parquet",
+            "--config",
+            "load.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "dataset rides_v@v1: gs://lake/exports/rides.parquet: this ldp reads and writes \
+             objects on S3 (s3://, s3a://, s3n://) only, not gs://"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let mut entries: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    entries.sort();
+    assert_eq!(entries, ["load.json", "local.parquet", "warehouse"]);
+}

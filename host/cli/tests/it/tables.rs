@@ -173,6 +173,41 @@ fn append_twice_overwrite_twice_and_time_travel() {
     assert!(text.ends_with("(4 rows)\n"), "{text}");
 }
 
+/// The summary line and `--json`'s `name` say the config's `identifier`, as the Python tool's
+/// do (`nightly_rides: read 20 rows, …`, `"name": "nightly_rides"`): they once said the source
+/// block's `name`. The same for a run into a file target.
+#[test]
+fn the_summary_and_json_name_a_run_by_its_identifier() {
+    let dir = super::rides_workdir(
+        r#"{"identifier": "nightly_rides", "metadata": {
+          "source": {"name": "rides_csv", "format": "CSV", "path": "data/rides.csv"},
+          "target": {"name": "rides", "format": "ICEBERG", "write_mode": "overwrite",
+                     "catalog": {"identifier": "nyc", "warehouse_path": "warehouse"}}}}"#,
+    );
+    std::fs::write(
+        dir.path().join("export.json"),
+        r#"{"identifier": "rides_export", "metadata": {
+          "source": {"name": "rides", "format": "ICEBERG",
+                     "catalog": {"identifier": "nyc", "warehouse_path": "warehouse"}},
+          "target": {"name": "rides_file", "format": "CSV", "path": "out/rides.csv"}}}"#,
+    )
+    .unwrap();
+    for (config, identifier) in [
+        ("rides.json", "nightly_rides"),
+        ("export.json", "rides_export"),
+    ] {
+        let config = dir.path().join(config).display().to_string();
+        let text = ok(&ldp(&["run", &config]));
+        assert!(
+            text.starts_with(&format!("{identifier}: read 20 rows, wrote 20 rows in ")),
+            "{text}"
+        );
+        let report: serde_json::Value =
+            serde_json::from_str(&ok(&ldp(&["run", &config, "--json"]))).unwrap();
+        assert_eq!(report["name"], identifier, "{report}");
+    }
+}
+
 #[test]
 fn query_prints_the_common_table_format_and_json() {
     let w = Workdir::new();

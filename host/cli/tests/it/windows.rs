@@ -81,7 +81,7 @@ fn a_window_reads_its_file_keeps_its_rows_and_overwrites_only_them() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.starts_with("orders: read 3 rows, kept 2 in the window, wrote 2 rows in "),
+        text.starts_with("daily_orders: read 3 rows, kept 2 in the window, wrote 2 rows in "),
         "{text}"
     );
     assert!(text.contains("(quality: 2 of 2 checks passed)"), "{text}");

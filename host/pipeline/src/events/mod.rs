@@ -245,7 +245,10 @@ fn facts(w: &WriteResult) -> WriteFacts {
 /// The Python exception name the reference would report for `error`.
 pub(crate) fn error_type(error: &Error) -> &'static str {
     match error {
-        Error::Config(_) | Error::Unsupported { .. } | Error::PluginFile { .. } => "ConfigError",
+        Error::Config(_)
+        | Error::Unsupported { .. }
+        | Error::FileTargetMode { .. }
+        | Error::PluginFile { .. } => "ConfigError",
         Error::Transform { .. } => "TransformError",
         Error::Source { .. } => "SourceError",
         Error::SourceMissing { .. } => "FileNotFoundError",
