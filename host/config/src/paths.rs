@@ -9,6 +9,8 @@
 //! 4. A new output: an absolute path whose parent folder exists (and is not `/`) is kept; else the
 //!    legacy relative form is used if its parent folder exists (with the warning).
 //! 5. Otherwise the absolute path is returned unchanged, so callers can create it.
+//!
+//! A `file://` URI is the local path it names, resolved by the same rules.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -62,6 +64,7 @@ impl PathContext {
 
     /// Resolves a path from a config (rules 1–5 of the module docs).
     pub fn resolve(&self, path: &str) -> Resolved {
+        let path = path.strip_prefix("file://").unwrap_or(path);
         let raw = self.expand_user(path);
         let base = self.base();
         if !raw.is_absolute() {

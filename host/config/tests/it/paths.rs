@@ -63,6 +63,24 @@ fn relative_paths_resolve_against_the_config_folder() {
     assert_eq!(no_folder.resolve("a.csv").path, setup.cwd.join("a.csv"));
 }
 
+/// A `file://` URI is its local path, for sources and file targets alike (a file target once
+/// wrote `./file:/...`).
+#[test]
+fn a_file_uri_is_its_local_path() {
+    let setup = setup();
+    let context = context(&setup);
+    let file = setup.config_dir.join("data/rides.csv");
+    assert_eq!(
+        context.resolve(&format!("file://{}", file.display())).path,
+        file
+    );
+    let new = setup.config_dir.join("out.csv");
+    assert_eq!(
+        context.resolve(&format!("file://{}", new.display())).path,
+        new
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn symlinks_are_resolved() {
