@@ -356,3 +356,59 @@ fn a_runnable_block_of_another_language_is_an_error() {
         "line 1: the runnable block is never closed"
     );
 }
+
+/// The first cells of the Markdown table rows of `text` that start with `|`, each split into
+/// the backticked names it holds (`plugins/csv-sink`, `plugins/json-sink`).
+fn first_cell_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix('|'))
+        .filter_map(|l| l.split('|').next())
+        .flat_map(|cell| {
+            cell.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(|s| s.trim_end_matches('/').to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The `members` of a workspace manifest, as written.
+fn members(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let start = text.find("members = [").expect("a members list");
+    let list = &text[start..text[start..].find(']').unwrap() + start];
+    list.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The README's layout table names every crate of the workspace and every plugin crate, and
+/// docs/plugins.md's table every built-in plugin of the binary. (They once listed 2 built-in
+/// plugins where there were 12, and left out seven crates.)
+#[test]
+fn the_layout_and_plugin_tables_name_everything_there_is() {
+    let root = repo_root();
+    let readme = first_cell_names(&std::fs::read_to_string(root.join("README.md")).unwrap());
+    let mut missing: Vec<String> = members(&root.join("Cargo.toml"))
+        .into_iter()
+        .chain(
+            members(&root.join("plugins/Cargo.toml"))
+                .into_iter()
+                .map(|m| format!("plugins/{}", m.trim_end_matches("/*"))),
+        )
+        .filter(|m| !readme.contains(m))
+        .collect();
+    let out = super::ldp(&["plugins", "--json"]);
+    let builtins: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let table = first_cell_names(&std::fs::read_to_string(root.join("docs/plugins.md")).unwrap());
+    for plugin in builtins.as_array().unwrap() {
+        let name = plugin["name"].as_str().unwrap().to_string();
+        if !table.contains(&name) {
+            missing.push(format!("docs/plugins.md: {name}"));
+        }
+    }
+    assert!(missing.is_empty(), "not in the tables: {missing:?}");
+}
