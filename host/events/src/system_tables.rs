@@ -1,4 +1,5 @@
-//! The `_ldp` system tables (§5.6): the Arrow schemas of `_ldp.runs` and
+//! The `_ldp` system tables (namespace `_ldp` in the sink's catalog): the Arrow schemas of
+//! `_ldp.runs` and
 //! `_ldp.quality_results`, their rows built from events, the table properties and partition
 //! they are created with, and the reverse, `_ldp.runs` rows back to events for `ldp runs`.
 //!
