@@ -1,4 +1,5 @@
-//! How a workflow run ended, in the reference's shapes (`ldp workflow run --json`, §7.2).
+//! How a workflow run ended, as `ldp workflow run --json` prints it: `{workflow, run_id,
+//! window, status, exit_code, duration_s, ledger, counts, tasks}`, the Python tool's document.
 
 use std::path::PathBuf;
 
