@@ -83,10 +83,9 @@
 //! ## Schedules, backfill ranges and the ledger
 //!
 //! [`scheduling`] evaluates a workflow's cron expression in its time zone
-//! ([`scheduling::CronClock`], clock changes by `docs/reference/schedules.md`), gives the
-//! window each fire owns
-//! and the windows due at a time ([`scheduling::WorkflowSchedule`]), lays out a backfill's
-//! `--from/--to` range ([`scheduling::BackfillRange`]) and reads the workflow ledger
+//! ([`scheduling::CronClock`], clock changes by `docs/reference/schedules.md`), gives the window
+//! each fire owns and the windows due at a time ([`scheduling::WorkflowSchedule`]), lays out a
+//! backfill's `--from/--to` range ([`scheduling::BackfillRange`]) and reads the workflow ledger
 //! ([`scheduling::read_windows`], [`scheduling::trace_runs`]). Nothing there runs a pipeline.
 //!
 //! The crate does no other I/O than reading config files (and a workflow's ledger) and, for a

@@ -1,7 +1,6 @@
-//! Run events (`docs/exactly-once.md#run-events-and-ldp-runs`): what each run did, as a stream
-//! of [`Event`]s, in the shapes
-//! the Python `local-data-platform` 0.1.3 writes, so that a JSONL file, an OpenLineage
-//! consumer or the `_ldp` tables read the same from either tool.
+//! Run events (`docs/exactly-once.md#run-events-and-ldp-runs`): what each run did, as a stream of
+//! [`Event`]s, in the shapes the Python `local-data-platform` 0.1.3 writes, so that a JSONL file,
+//! an OpenLineage consumer or the `_ldp` tables read the same from either tool.
 //!
 //! * [`Event`]: the envelope, its canonical JSONL line ([`Event::to_line`]) and the
 //!   lenient readers ([`Event::parse_line`], [`read_events`], [`read_events_file`]).

@@ -1,4 +1,4 @@
-//! `ldp plan CONFIG|FOLDER [--window W] [--json]` (§2.6): validate without running, and say
+//! `ldp plan CONFIG|FOLDER [--window W] [--json]`: validate without running, and say
 //! what a run would do.
 
 use std::io::Write;

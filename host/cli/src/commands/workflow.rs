@@ -1,4 +1,4 @@
-//! `ldp workflow plan FILE [--window W] [--json]` (§7.2): a workflow's tasks in the order they
+//! `ldp workflow plan FILE [--window W] [--json]`: a workflow's tasks in the order they
 //! run, each planned as `ldp plan` plans a config, without running anything; and `ldp workflow
 //! run FILE --window W [--jobs N] [--json]`, which runs them (`ldp_orchestrate`).
 
