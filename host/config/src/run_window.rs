@@ -229,7 +229,8 @@ fn civil_utc(instant: Timestamp) -> String {
     }
 }
 
-/// One side of `START/END`, as the reference's `_to_utc` reads a string.
+/// One side of `START/END`: an ISO-8601 date (midnight UTC) or datetime (`Z` is `+00:00`, a
+/// naive one is UTC), trimmed.
 fn bound(text: &str, what: &str) -> Result<Timestamp, ConfigError> {
     let trimmed = py_strip(text);
     if trimmed.is_empty() {

@@ -131,7 +131,8 @@ impl WorkflowResult {
     }
 }
 
-/// Seconds to 3 decimals, as the reference rounds them.
+/// Seconds to 3 decimals (half away from zero on the value times 1000), as `--json` prints
+/// durations.
 pub(crate) fn round3(seconds: f64) -> f64 {
     (seconds * 1000.0).round() / 1000.0
 }

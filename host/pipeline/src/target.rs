@@ -166,7 +166,8 @@ impl TargetTable {
     }
 
     /// Opens the catalog: [`Mode::Create`] for writers, [`Mode::ReadOnly`] for commands that only
-    /// read, which fail with the reference's message when the catalog file does not exist.
+    /// read, which fail when the catalog file does not exist (`Iceberg table ns.t does not
+    /// exist: there is no catalog at <file>. Run 'ldp run CONFIG' first, …`).
     ///
     /// # Errors
     ///

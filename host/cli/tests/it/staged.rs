@@ -86,7 +86,7 @@ fn the_same_window_twice_is_skipped_without_reading_the_source() {
         "{text}"
     );
 
-    // The publish carries the reference's properties.
+    // The publish carries the `ldp.*` properties the Python tool writes.
     let log = commits(dir.path());
     let publishes = log["publishes"].as_array().unwrap();
     assert_eq!(publishes.len(), 1);
