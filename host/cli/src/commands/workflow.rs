@@ -76,7 +76,8 @@ pub fn run_settings(
     settings
 }
 
-/// The reference's text of a run: the header, the task table, the summary line.
+/// The text of a workflow run: the header (`workflow W  run R  window A/B`), the task table,
+/// the summary line.
 pub fn result_lines(result: &WorkflowResult) -> Vec<String> {
     let mut out = vec![format!(
         "workflow {}  run {}  window {}",
