@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A 1M-row join through the MCP server against the same query through `ldp query` (issue 11:
+# A 1M-row join through the MCP server against the same query through `ldp query` (the goal:
 # within 3x). Builds a lake of two tables (ROWS orders, 1,000 dishes), then times, RUNS times
 # each: `ldp query` (the whole process), and the `query` tool's round trip in one MCP session
 # driven by the official Python client (tests/data/mcp/client.py; the server's start is not

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parallel tasks (issue 10): a workflow of four independent pipelines, each loading its own
+# Parallel tasks: a workflow of four independent pipelines, each loading its own
 # CSV of ROWS rides into its own Iceberg table, run with --jobs 1 and with --jobs 2, RUNS times
 # each on a fresh warehouse. Prints each time, the medians and the speed-up, and checks that
 # both give the same tables (row counts and a checksum of every table).

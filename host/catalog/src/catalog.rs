@@ -53,7 +53,8 @@ impl Catalog {
     /// Opens the catalog file `path` for the catalog named `catalog_name`.
     ///
     /// With [`Mode::ReadOnly`] or [`Mode::ReadWrite`] a missing file is an [`Error::NoCatalog`];
-    /// name the table the caller wanted with [`Error::for_table`] to get the reference's message.
+    /// name the table the caller wanted with [`Error::for_table`] to get the message `Iceberg
+    /// table ns.t does not exist: there is no catalog at <file>. …`.
     pub fn open(path: impl AsRef<Path>, catalog_name: &str, mode: Mode) -> Result<Catalog> {
         let file = path.as_ref().to_path_buf();
         if catalog_name.is_empty() {

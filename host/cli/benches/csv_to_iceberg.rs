@@ -43,7 +43,7 @@ const TARGET_RSS_MB: f64 = 400.0;
 const TARGET_CHECKS_OVERHEAD: f64 = 0.30;
 const USAGE: &str = "usage: csv_to_iceberg [ROWS...] [--runs N] [--checks] [--json]";
 
-/// The quality block of the reference demo's config (vectors/demo/demo_rides_config.json).
+/// The quality block of the demo's config (`host/cli/tests/data/upsert/demo_rides.json`).
 const DEMO_CHECKS: &str = r#"{"on_failure": "fail", "checks": [
   {"check": "row_count", "min": 1},
   {"check": "not_null", "columns": ["ride_id", "pickup_ts", "fare"]},

@@ -76,7 +76,10 @@ pub enum Command {
     /// schedule and window of CONFIG. With --window, also the window's idempotency key (the key
     /// `ldp run --window W --idempotency-key auto` uses) and the source path of that window. A
     /// folder plans every *.json file in it, one line each. Nothing is read, written or
-    /// created. The spec hash and the keys are the Python tool's, byte for byte.
+    /// created. The spec hash is the sha256 of the config's canonical JSON (kind, who, what,
+    /// where, sinks, schedule and retries left out); the idempotency key comes from the
+    /// identifier, the target and the window only, so a window keeps its key when the config
+    /// changes.
     ///
     /// Exit codes: 0 valid, 1 any file invalid (its problems on stderr, each with its JSON path).
     ///
@@ -92,8 +95,8 @@ pub enum Command {
     },
     /// List the staged publishes on main of the config's Iceberg target, newest first.
     ///
-    /// One row per snapshot of main's history that carries ldp.idempotency-key (written by
-    /// `ldp run --window` or `--idempotency-key`, or by the Python tool), with its run id,
+    /// One row per snapshot of main's history that carries ldp.idempotency-key (written by a
+    /// staged run: `ldp run --window` or `--idempotency-key`, or a workflow), with its run id,
     /// attempt and row count. --branches also lists the staging branches still present
     /// (ldp_r<run>_a<attempt>_<n>: a run in flight, or one that crashed). Reads only.
     Commits {
@@ -157,8 +160,8 @@ pub enum Command {
     /// data/rides.parquet, and the config rides.json, into WORKDIR; then loads them through the
     /// real pipelines: append and overwrite, upsert on a key, a day-partitioned table, quality
     /// checks that pass and a bad batch they block, SQL (DataFusion), time travel, an export
-    /// back to CSV, and a third-party transform plugin next to a hostile one. The rides and every number printed are the Python tool's (`ldp demo` of
-    /// local-data-platform 0.1.3); docs/demo.md explains each step.
+    /// back to CSV, and a third-party transform plugin next to a hostile one. A seed always
+    /// gives the same rides, counts and totals; docs/demo.md explains each step.
     ///
     /// WORKDIR is created when missing. A folder that is not empty is used only when it holds
     /// the marker file .ldp_demo (an earlier demo): then its data, exports, plugins,
@@ -219,8 +222,8 @@ pub enum Command {
     /// A version records an Iceberg table's snapshot, a SQL row filter and a column list under
     /// a name and a number, so a training split, an evaluation set or the data behind a report
     /// reads the same rows, in the same order, whatever is written to the table afterwards.
-    /// Manifests live in <warehouse>/.ldp/datasets/<name>/v<NNNNNN>.json (the Python tool's
-    /// format); docs/datasets.md explains them.
+    /// Manifests live in <warehouse>/.ldp/datasets/<name>/v<NNNNNN>.json, one JSON file per
+    /// version; docs/datasets.md explains them.
     #[command(subcommand)]
     Datasets(DatasetsCommand),
 }
@@ -503,7 +506,8 @@ pub enum WorkflowCommand {
     /// task). Prints the tasks in the order they run (dependencies first, ties by file
     /// position), each pipeline task with its route, target, write mode and, with --window, its
     /// idempotency key. Problems are listed with their JSON paths and the exit code is 1; a
-    /// cycle is named (a -> b -> a). The JSON is the Python tool's `ldp workflow plan --json`.
+    /// cycle is named (a -> b -> a). --json prints one document: the workflow, its errors and
+    /// warnings, schedule, time zone and window, and the tasks in run order.
     ///
     /// Example: ldp workflow plan examples/workflows/nightly.json --window yesterday
     Plan(WorkflowPlanArgs),

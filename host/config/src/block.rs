@@ -1,4 +1,5 @@
-//! Source and target blocks (§1.3): checked by format, then built into a [`Block`].
+//! Source and target blocks (`metadata.source`, `metadata.target`): checked by format, then
+//! built into a [`Block`].
 
 use serde_json::{Map, Value};
 

@@ -1,4 +1,4 @@
-//! Canonical JSON (§2.1), the text the spec hash and the keys are sha256 digests of, written as
+//! Canonical JSON, the text the spec hash and the keys are sha256 digests of, written as
 //! Python's `json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
 //! allow_nan=False)` writes it:
 //!

@@ -1,4 +1,4 @@
-//! Catalog blocks (§1.4): `type` `local` (default), `sql`, `rest` or `glue`, their keys, their
+//! Catalog blocks: `type` `local` (default), `sql`, `rest` or `glue`, their keys, their
 //! normalisation, and the catalog name and namespace rules.
 
 use serde_json::{Map, Value};
@@ -72,7 +72,8 @@ fn runtime_type_name(raw: Option<&Value>) -> String {
 }
 
 /// The validator's reading of `type` (stricter than the runtime: only `LocalIceberg` is an
-/// alias, so `sqlite` and `local_iceberg` are rejected by `ldp plan`, a known quirk).
+/// alias, so `sqlite` and `local_iceberg` are rejected by `ldp plan` though `ldp run` accepts
+/// them, as in the Python tool: `docs/compatibility.md#ldp-plan-is-stricter-than-ldp-run`).
 fn plan_type_name(catalog: &Map<String, Value>) -> (String, Value) {
     let raw = catalog
         .get("type")
@@ -145,8 +146,9 @@ impl CatalogSpec {
     }
 
     /// The namespace `target_identity`, plan's `target` and workflow identities use:
-    /// `namespace` then `identifier`, whatever the type (§2.3; differs from
-    /// [`CatalogSpec::table_namespace`] for a local block with both, a quirk of the reference).
+    /// `namespace` then `identifier`, whatever the type (differs from
+    /// [`CatalogSpec::table_namespace`] for a local block with both, as in the Python tool:
+    /// `docs/compatibility.md#the-namespace-of-a-target`).
     pub fn identity_namespace(&self) -> Option<&str> {
         self.namespace.as_deref().or(self.identifier.as_deref())
     }

@@ -1,9 +1,10 @@
-//! The target identity (§2.3): the name of where a pipeline writes, one input of its
+//! The target identity: the name of where a pipeline writes, one input of its
 //! idempotency keys.
 //!
 //! * An Iceberg target is `iceberg:<namespace>.<name>`, the namespace being the catalog's
 //!   `namespace`, else its `identifier`. (A `local` catalog puts its tables in the namespace
-//!   `identifier`, else `namespace`: the reference's two rules differ, and keys follow this one.)
+//!   `identifier`, else `namespace`: the two rules differ, as in the Python tool, and keys
+//!   follow this one: `docs/compatibility.md#the-namespace-of-a-target`.)
 //! * Any other target is `<format lower-case>:<path, else name>`, the path normalised as for the
 //!   spec hash ([`crate::normalise_spec_path`]), so `csv:out/rides.csv`.
 //!

@@ -1,4 +1,4 @@
-//! Idempotency keys (§2.5): what makes a run happen exactly once.
+//! Idempotency keys: what makes a run happen exactly once (`docs/exactly-once.md`).
 //!
 //! * `K = sha256_hex(canonical_json(["ldp/v1", "idempotency", identifier, target, start,
 //!   end]))`: `target` is the [`crate::target_identity`] (or a table UUID, which the CLI never

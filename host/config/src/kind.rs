@@ -1,5 +1,6 @@
-//! What a JSON file is: the `kind` key (§1.1). `Pipeline` (the default) and `Workflow` are
-//! registered; `Metrics`, `Report` and `Profiles` are reserved for later releases.
+//! What a JSON file is: the `kind` key, written exactly (case counts). `Pipeline` (the default)
+//! and `Workflow` are registered; `Metrics`, `Report` and `Profiles` are reserved for later
+//! releases.
 
 use serde_json::Value;
 
@@ -20,7 +21,7 @@ pub const RESERVED_KINDS: [(&str, &str); 3] = [
 pub enum Kind {
     /// A dataset config (the default).
     Pipeline,
-    /// A workflow file (§1.8), validated by [`crate::validate_workflow`].
+    /// A workflow file, validated by [`crate::validate_workflow`].
     Workflow,
 }
 

@@ -1,14 +1,14 @@
 //! The `ldp/v1` config model: dataset configs (kind `Pipeline`) and workflow files (kind
 //! `Workflow`): parsing, validation, plans and path resolution.
 //!
-//! A config is a JSON file (behaviour spec §1): `identifier`, the descriptive
+//! A config is a JSON file (`docs/concepts.md#configs`): `identifier`, the descriptive
 //! `who`/`what`/`where`/`when`/`how`, and a `metadata` block with a `source` and a `target`
 //! block, optional quality checks, event sinks, a schedule, retries and a window.
 //!
-//! Two readers, as in the reference:
+//! Two readers, as in the Python tool:
 //!
 //! * [`validate`] is what `ldp plan` runs: it collects **every** problem, each prefixed by its
-//!   JSON path, in the reference's order and wording (Python reprs included), e.g.
+//!   JSON path, in the Python tool's order and wording (Python reprs included), e.g.
 //!   `metadata.quality.checks[0]: check (range) is invalid: range needs at least one of min or
 //!   max`. [`plan_config`] validates, then builds the typed [`Config`].
 //! * [`load`] is what `ldp run` runs: a stricter loader that stops at the first problem with its
@@ -29,10 +29,10 @@
 //! ```
 //!
 //! Files are read with [`Document::read`] (JSON syntax errors name the file, line and column);
-//! paths in a config resolve against its folder with [`paths::PathContext`] (§1.6), and a
+//! paths in a config resolve against its folder with [`paths::PathContext`], and a
 //! `local` catalog's files are laid out by [`paths::local_catalog_layout`].
 //!
-//! ## Exactly once: spec hash, keys, windows, plan (§2)
+//! ## Exactly once: spec hash, keys, windows, plan
 //!
 //! * [`canonical_json`]: sorted keys, no whitespace, raw UTF-8, Python's float `repr`.
 //! * [`canonical_spec`] / [`spec_hash`]: the parts of a config that change what a run does,
@@ -48,7 +48,7 @@
 //! * [`plan_file`]: the `ldp plan` document of one Pipeline config ([`Plan`]), printed by
 //!   [`Plan::to_json_text`] and [`Plan::render_text`].
 //!
-//! ## Workflows (§1.8, §7.2)
+//! ## Workflows
 //!
 //! [`workflow`] reads workflow files (kind `Workflow`): tasks of kinds `pipeline`, `maintain`,
 //! `dbt` (read, not run) and ldp's own `sql`, their dependencies (cycles named), run order and
@@ -80,12 +80,12 @@
 //! assert_eq!(replace.len(), 64);
 //! ```
 //!
-//! ## Schedules, backfill ranges and the ledger (§7.3–§7.5)
+//! ## Schedules, backfill ranges and the ledger
 //!
 //! [`scheduling`] evaluates a workflow's cron expression in its time zone
-//! ([`scheduling::CronClock`], DST as the reference's cronsim), gives the window each fire owns
-//! and the windows due at a time ([`scheduling::WorkflowSchedule`]), lays out a backfill's
-//! `--from/--to` range ([`scheduling::BackfillRange`]) and reads the workflow ledger
+//! ([`scheduling::CronClock`], clock changes by `docs/reference/schedules.md`), gives the window
+//! each fire owns and the windows due at a time ([`scheduling::WorkflowSchedule`]), lays out a
+//! backfill's `--from/--to` range ([`scheduling::BackfillRange`]) and reads the workflow ledger
 //! ([`scheduling::read_windows`], [`scheduling::trace_runs`]). Nothing there runs a pipeline.
 //!
 //! The crate does no other I/O than reading config files (and a workflow's ledger) and, for a

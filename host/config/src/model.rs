@@ -1,5 +1,5 @@
 //! The typed `ldp/v1` Pipeline config: [`Config`], its [`Metadata`] and the source/target
-//! [`Block`]s (§1.1–§1.3). Built by [`crate::load`] (the strict loader of `ldp run`) or
+//! [`Block`]s. Built by [`crate::load`] (the strict loader of `ldp run`) or
 //! [`crate::plan_config`] (after the full validation of `ldp plan`); never by hand-rolled
 //! parsing elsewhere.
 
@@ -68,7 +68,8 @@ impl Config {
     }
 }
 
-/// The `metadata` block of a Pipeline config (§1.2).
+/// The `metadata` block of a Pipeline config: `source` and `target` (required), `quality`,
+/// `observability`, `schedule`, `retries`, `window`; other keys are kept (and hashed).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Metadata {
     /// `metadata.source`.
@@ -223,7 +224,8 @@ impl Section {
     }
 }
 
-/// A source or target block (§1.3).
+/// A source or target block: `name`, `format`, `path` (not for Iceberg), `engine`, and the
+/// keys of its format.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Block {
     /// `name` (for Iceberg, the table name; it holds no `.`).

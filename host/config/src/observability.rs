@@ -1,4 +1,4 @@
-//! `metadata.observability` (§5.4): the event sinks of a run.
+//! `metadata.observability`: the event sinks of a run.
 //!
 //! `sinks` lists sink types (`jsonl`, `openlineage`, `iceberg`, `null`; `none` means `null`) or
 //! objects with a `type` and options. Options can also sit in a block named after the type

@@ -1,5 +1,5 @@
-//! Path resolution relative to the config file's folder (§1.6), and where a catalog lives on
-//! disk (§1.4).
+//! Path resolution relative to the config file's folder, and where a catalog lives on disk
+//! (a `local` catalog is `<warehouse_path>/<identifier>_catalog.db`).
 //!
 //! 1. `~` is expanded. A relative path is `<config folder>/<path>`, normalised with symlinks
 //!    resolved.

@@ -1,7 +1,7 @@
-//! `ldp plan` for one Pipeline config file (§2.6): validate it and describe what a run would do,
-//! without running anything. [`plan_file`] builds the reference's document ([`Plan`], its keys
-//! in the reference's order); [`Plan::to_json_text`] and [`Plan::render_text`] print it as the
-//! reference's `--json` and human outputs.
+//! `ldp plan` for one Pipeline config file: validate it and describe what a run would do,
+//! without running anything. [`plan_file`] builds the document ([`Plan`], its keys in the
+//! Python tool's order, which is the field order of [`Plan`]); [`Plan::to_json_text`] and
+//! [`Plan::render_text`] print it as `--json` and as `name  value` lines.
 //!
 //! An invalid config gives `valid: false`, its problems in `errors` and the later fields
 //! empty. A valid one gets its spec hash, route and pipeline class, target, write mode, catalog
@@ -35,7 +35,8 @@ use crate::run_window::Window;
 use crate::spec_hash::{normalise_quality, spec_hash};
 use crate::validate::{plan_config, validate};
 
-/// The `ldp plan` document of one config, serialised with the reference's keys in its order.
+/// The `ldp plan` document of one config, serialised with the Python tool's keys in its order
+/// (the order of the fields below).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Plan {
     /// The config file, absolute (`None` when planned from a document).

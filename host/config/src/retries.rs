@@ -1,4 +1,5 @@
-//! `metadata.retries` (§1.2): `{max_attempts ≥ 1 (1), delay_s ≥ 0 (30), backoff ≥ 1 (2.0)}`.
+//! `metadata.retries`: `{max_attempts ≥ 1 (1), delay_s ≥ 0 (30), backoff ≥ 1 (2.0)}`, defaults
+//! in parentheses; any other key is an error.
 //!
 //! As in the reference, a key that is present is checked even when it is `null` (`"retries":
 //! null` is not an object, `"max_attempts": null` is not a whole number).

@@ -1,10 +1,11 @@
-//! The window of one run (§2.4): the half-open interval `[start, end)` of UTC instants that a
+//! The window of one run: the half-open interval `[start, end)` of UTC instants that a
 //! run is responsible for, given on the command line as `--window START/END` or a shortcut.
 //! (The `metadata.window` declaration of a config is [`crate::WindowSpec`].)
 //!
 //! * `START/END` (exactly one `/`): each side, trimmed, is an ISO-8601 date or datetime as
 //!   Python 3.11's `datetime.fromisoformat` reads it, after `Z`/`z` became `+00:00`. A naive
-//!   value is UTC, **even when the config has a time zone**; a date is midnight UTC. The end must
+//!   value is UTC, **even when the config has a time zone** (as in the Python tool:
+//!   `docs/compatibility.md#naive-window-bounds-are-utc`); a date is midnight UTC. The end must
 //!   be after the start.
 //! * `yesterday`, `last-week` (Monday to Monday; on a Monday the week that ended at that
 //!   midnight) and `last-month` are counted in the config's time zone from the local date of
@@ -228,7 +229,8 @@ fn civil_utc(instant: Timestamp) -> String {
     }
 }
 
-/// One side of `START/END`, as the reference's `_to_utc` reads a string.
+/// One side of `START/END`: an ISO-8601 date (midnight UTC) or datetime (`Z` is `+00:00`, a
+/// naive one is UTC), trimmed.
 fn bound(text: &str, what: &str) -> Result<Timestamp, ConfigError> {
     let trimmed = py_strip(text);
     if trimmed.is_empty() {

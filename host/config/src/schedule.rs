@@ -1,4 +1,4 @@
-//! Schedules (§1.2): `metadata.schedule` is a 5-field cron expression or `@hourly`, `@daily`,
+//! Schedules: `metadata.schedule` is a 5-field cron expression or `@hourly`, `@daily`,
 //! `@weekly`, `@monthly` (other `@…` are rejected, blanks are collapsed); without it a `when` of
 //! `hourly`/`daily`/`weekly`/`monthly` (trimmed, any case) means the alias.
 //!

@@ -1,4 +1,4 @@
-//! Secrets (§1.5), in two layers.
+//! Secrets, kept out of configs in two layers.
 //!
 //! 1. Spec validation ([`find_inline_secrets`], run by `ldp plan`): every string of the spec
 //!    whose key names a secret and is not a reference (`*_env`, `*_path`, `*_file`, `*_ref`), and

@@ -1,4 +1,4 @@
-//! The spec hash (§2.2): the sha256 of the canonical JSON of the parts of a config that change
+//! The spec hash: the sha256 of the canonical JSON of the parts of a config that change
 //! what a run does.
 //!
 //! [`canonical_spec`] builds that document from the config as written (the raw JSON, not the

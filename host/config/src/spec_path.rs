@@ -1,4 +1,4 @@
-//! The path normalisation of the spec hash and the target identity (§2.2 step 5), on text, as
+//! The path normalisation of the spec hash and the target identity, on text, as
 //! Python's `posixpath` does it (no file system access, no symlinks resolved):
 //!
 //! * a value holding `://` that does not start with `file://` (an object-store or remote URI)

@@ -1,5 +1,5 @@
-//! Validation as `ldp plan` (`validate_spec`) does it (§1.7): every problem, each prefixed by
-//! its JSON path, in the reference's order: unknown top-level keys → `apiVersion` →
+//! Validation as `ldp plan` does it: every problem, each prefixed by its JSON path, in the
+//! order the Python tool's `ldp plan` reports them: unknown top-level keys → `apiVersion` →
 //! `identifier` → who…how types → source block → target block → quality → schedule → window →
 //! source-path placeholders → placeholders elsewhere → retries → observability → secrets.
 

@@ -1,4 +1,5 @@
-//! `metadata.window` (§1.2): `"none"`, or `{size: day|hour|15m, column?, timezone? (UTC)}`.
+//! `metadata.window`: `"none"`, or `{size: day|hour|15m, column?, timezone? (UTC)}`; any other
+//! key is an error.
 
 use jiff::tz::TimeZone;
 use serde_json::Value;

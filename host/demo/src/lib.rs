@@ -1,5 +1,6 @@
 //! The data of `ldp demo`: synthetic NYC-taxi-like rides, bit-exact with the Python tool's
-//! `local_data_platform.demo.generate_rides` (behaviour spec §10), and the CSV the demo writes.
+//! `local_data_platform.demo.generate_rides` (the draws are listed on [`rides`]), and the CSV
+//! the demo writes.
 //!
 //! * [`Random`] is the Mersenne Twister as CPython's `random.Random(seed)` seeds and draws it.
 //! * [`rides`] generates the rides table from a seed; [`round2`] is Python's `round(x, 2)`.
@@ -231,10 +232,9 @@ mod tests {
         assert_eq!(rows.last().map(|r| r.0), Some(1000));
     }
 
-    // The expected rows of the next two tests were printed by running the reference's
-    // independent reimplementation, `reference/vectors/demo/demo_rng_reference.py` (`rides(rows,
-    // seed, start)`, verified equal to the Python tool's `generate_rides`), with the workspace's
-    // .venv Python 3.11.
+    // The expected rows of the next two tests were printed by an independent reimplementation
+    // of the generator in Python (`rides(rows, seed, start)`, verified equal to the Python
+    // tool's `generate_rides`), run with Python 3.11.
     #[test]
     fn ten_rides_seed_43_from_1001() {
         let expected = [

@@ -141,8 +141,8 @@ impl Random {
 mod tests {
     use super::Random;
 
-    // Expected outputs printed by CPython 3.11 (`random.Random(s).getrandbits(32)`) and by the
-    // reference reimplementation `demo_rng_reference.py` (`MT(s).u32()`), which agree.
+    // Expected outputs printed by CPython 3.11 (`random.Random(s).getrandbits(32)`) and by an
+    // independent Python reimplementation of the Mersenne Twister (`MT(s).u32()`), which agree.
     #[test]
     fn first_outputs_match_cpython() {
         let mut rng = Random::new(42);

@@ -1,4 +1,4 @@
-//! Dataset refs (§5.2): how `run.started` names a pipeline's source and target, the way
+//! Dataset refs: how `run.started` names a pipeline's source and target, the way
 //! OpenLineage names datasets.
 //!
 //! * Iceberg tables: `{namespace: <catalog warehouse URI without trailing />, name: ns.t,

@@ -1,4 +1,4 @@
-//! The event envelope (§5.1) and its JSONL line.
+//! The event envelope and its JSONL line.
 //!
 //! An event is `{event_id, type, schema_version, ts, run_id, attempt, seq, table_uuid,
 //! payload}`. Its line is the canonical JSON of that object (sorted keys, `,`/`:` separators,

@@ -1,18 +1,18 @@
-//! Run events (behaviour spec §5): what each run did, as a stream of [`Event`]s, in the shapes
-//! the Python `local-data-platform` 0.1.3 writes, so that a JSONL file, an OpenLineage
-//! consumer or the `_ldp` tables read the same from either tool.
+//! Run events (`docs/exactly-once.md#run-events-and-ldp-runs`): what each run did, as a stream of
+//! [`Event`]s, in the shapes the Python `local-data-platform` 0.1.3 writes, so that a JSONL file,
+//! an OpenLineage consumer or the `_ldp` tables read the same from either tool.
 //!
-//! * [`Event`] (§5.1): the envelope, its canonical JSONL line ([`Event::to_line`]) and the
+//! * [`Event`]: the envelope, its canonical JSONL line ([`Event::to_line`]) and the
 //!   lenient readers ([`Event::parse_line`], [`read_events`], [`read_events_file`]).
 //! * [`RunEvents`]: the emitter of one run attempt (seq, ids, timestamps, the sticky table
 //!   UUID, the `pipeline`/`table` context and a workflow's tags), handing every event to its
 //!   [`EventSink`]s; a failing sink is logged, never fatal. [`CollectSink`] keeps events in
 //!   memory.
-//! * [`payload`] (§5.2): typed payloads of every pipeline event, built from plain values;
+//! * [`payload`]: typed payloads of every pipeline event, built from plain values;
 //!   [`DatasetRef`] names sources and targets; [`redact_text`] masks secrets.
-//! * [`system_tables`] (§5.6): the Arrow schemas and rows of `_ldp.runs` and
+//! * [`system_tables`]: the Arrow schemas and rows of `_ldp.runs` and
 //!   `_ldp.quality_results`, and `_ldp.runs` rows back to events.
-//! * [`runs`] (§5.7): what `ldp runs` prints.
+//! * [`runs`]: what `ldp runs` prints.
 //!
 //! The JSONL and OpenLineage sinks are plugins (`plugins/events-jsonl`,
 //! `plugins/events-openlineage`): the host hands them [`Event::to_line`].

@@ -1,6 +1,7 @@
-//! The `_ldp` system tables (§5.6): the Arrow schemas of `_ldp.runs` and
-//! `_ldp.quality_results`, their rows built from events, the table properties and partition
-//! they are created with, and the reverse, `_ldp.runs` rows back to events for `ldp runs`.
+//! The `_ldp` system tables (namespace `_ldp` in the sink's catalog): the Arrow schemas of
+//! `_ldp.runs` and `_ldp.quality_results`, their rows built from events, the table properties
+//! and partition they are created with, and the reverse, `_ldp.runs` rows back to events for
+//! `ldp runs`.
 //!
 //! The Iceberg side (creating the tables on the first flush, appending once per run with up to
 //! [`COMMIT_TRIES`] tries on conflicts) belongs to the host's table layer.

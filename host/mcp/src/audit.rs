@@ -1,4 +1,4 @@
-//! Every tool call audited (§9 of the reference): one JSON line per call, appended and flushed
+//! Every tool call audited (`docs/mcp.md#the-audit`): one JSON line per call, appended and flushed
 //! before the result goes back (so a killed server loses none of the file), and the same
 //! records appended to the `_ldp.audit` Iceberg table of the first served table's catalog in
 //! batches of [`ICEBERG_BATCH`] (and when the server stops), so a killed server loses at most

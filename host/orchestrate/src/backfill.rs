@@ -1,4 +1,4 @@
-//! Running the windows of a range (§7.4), for `ldp backfill` and `ldp schedule tick`: each
+//! Running the windows of a range, for `ldp backfill` and `ldp schedule tick`: each
 //! window's state is decided before anything runs ([`ldp_pipeline::backfill::backfill_states`]);
 //! the windows that are not `published` run one after another, in the order given, each as a
 //! workflow run; a finished backfill run again does nothing, and one that stopped resumes where

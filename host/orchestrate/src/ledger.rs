@@ -1,6 +1,7 @@
 //! The ledger: `<workflow folder>/.ldp/events.jsonl`, every event of every run of a workflow,
-//! one JSON line each (§7.3 of the reference). Tasks that run in parallel share one open file,
-//! and each event is written with one `write` call of its whole line, so lines never interleave.
+//! one JSON line each, the run events of `ldp_events`. Tasks that run in parallel share one
+//! open file, and each event is written with one `write` call of its whole line, so lines
+//! never interleave.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;

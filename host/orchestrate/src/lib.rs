@@ -1,5 +1,5 @@
 //! Orchestration: ldp's workflows run window by window, in dependency order, retried when a
-//! retry can help, never twice for the same window (§7 of the reference).
+//! retry can help, never twice for the same window (`docs/workflows.md`).
 //!
 //! * [`run_workflow`]: one window of a workflow. Tasks that do not depend on each other run in
 //!   parallel (`jobs`), writes to one table stay serialized, a failed or blocked task marks its

@@ -1,4 +1,5 @@
-//! How a workflow run ended, in the reference's shapes (`ldp workflow run --json`, §7.2).
+//! How a workflow run ended, as `ldp workflow run --json` prints it: `{workflow, run_id,
+//! window, status, exit_code, duration_s, ledger, counts, tasks}`, the Python tool's document.
 
 use std::path::PathBuf;
 
@@ -130,7 +131,8 @@ impl WorkflowResult {
     }
 }
 
-/// Seconds to 3 decimals, as the reference rounds them.
+/// Seconds to 3 decimals (half away from zero on the value times 1000), as `--json` prints
+/// durations.
 pub(crate) fn round3(seconds: f64) -> f64 {
     (seconds * 1000.0).round() / 1000.0
 }

@@ -1,4 +1,4 @@
-//! Running a workflow for one window (§7.2): the whole workflow is planned first and refused
+//! Running a workflow for one window: the whole workflow is planned first and refused
 //! when anything in it is invalid; then the tasks run in dependency order, those that do not
 //! depend on each other side by side (at most `jobs` at once), while two tasks that write one
 //! table never run at the same time. A task whose dependency did not succeed is

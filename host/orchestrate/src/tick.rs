@@ -1,4 +1,4 @@
-//! `ldp schedule tick DIR` (§7.5): every window that is due at `now` and not done, for every
+//! `ldp schedule tick DIR`: every window that is due at `now` and not done, for every
 //! scheduled workflow and config under a folder, then return. A window that failed or was cut
 //! short on an earlier tick is carried on as the next attempt of the same run, so a tick killed
 //! in the middle of a window loads it exactly once: the next tick fences the killed attempt and

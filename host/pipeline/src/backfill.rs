@@ -1,4 +1,4 @@
-//! The state of each window of a backfill before anything runs (§7.4), what `ldp backfill
+//! The state of each window of a backfill before anything runs, what `ldp backfill
 //! --dry-run` prints:
 //!
 //! * `published`: every Iceberg pipeline task's key is already on its table (one walk of

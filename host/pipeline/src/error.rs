@@ -209,7 +209,7 @@ impl Error {
         crate::events::error_type(self)
     }
 
-    /// Whether a workflow retries the task that failed with this error (§7.2): a lost commit
+    /// Whether a workflow retries the task that failed with this error: a lost commit
     /// race, a table lock, and any I/O failure (a file that has not landed yet, a dropped
     /// connection); never a data gate, a bad config, a fenced attempt or a plugin that broke
     /// its limits.

@@ -1,6 +1,7 @@
-//! The table write lock of the reference (§4.2): an exclusive advisory lock (`flock`) on
-//! `<warehouse>/.ldp/locks/<namespace>.<table>.lock`, held by overwrites (and upserts) on a local
-//! catalog. The file is created when missing and never deleted; the lock goes with the process.
+//! The table write lock, the same file the Python tool locks: an exclusive advisory lock (`flock`)
+//! on `<warehouse>/.ldp/locks/<namespace>.<table>.lock`, held by overwrites (and upserts) on a
+//! local catalog. The file is created when missing and never deleted; the lock goes with the
+//! process.
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! `s3://` sources and file targets (behaviour spec §1.3). Plugins never get network access:
+//! `s3://` sources and file targets (`docs/storage.md`). Plugins never get network access:
 //! the host downloads a source object into a private temporary folder that only the source
 //! plugin may read, and uploads a file target from the sink's staging folder once the run
 //! passed its checks and the sink closed cleanly. The store is configured from the

@@ -1,4 +1,7 @@
-//! What a run did, in the reference's shapes (`ldp run --json`, §6).
+//! What a run did, as `ldp run --json` prints it: `{name, rows_read, rows_written,
+//! write_result, quality, duration_s, run_id, idempotency_key, published_snapshot_id, status,
+//! rows_kept}` ([`RunReport`]), the Python tool's document, with an `upsert` count added to
+//! `write_result`.
 
 use serde::Serialize;
 

@@ -1,5 +1,5 @@
-//! The source → target routes (`ldp pipelines`), as the reference registers them (§1.3), and
-//! which of them this build runs.
+//! The source → target routes (`ldp pipelines`): the Python tool's eight, with its pipeline
+//! class names, then ldp's own (`docs/formats.md`), and which of them this build runs.
 
 use ldp_config::{Config, Format};
 

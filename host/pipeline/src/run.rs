@@ -707,8 +707,8 @@ impl Pipeline {
         }
     }
 
-    /// How the table's schema must change for `data` (§4.1 `schema_evolution`): new columns
-    /// added as optional and `int`/`float` widened, in the same commit as the data; with
+    /// How the table's schema must change for `data` (`schema_evolution`, default true): new
+    /// columns added as optional and `int`/`float` widened, in the same commit as the data; with
     /// `schema_evolution: false` new columns fail the run, naming them.
     pub(crate) fn evolution(&self, table: &Table, data: &Schema) -> Result<Option<Evolution>> {
         let identifier = table.identifier();

@@ -1,9 +1,9 @@
-//! What `ldp schedule list DIR` shows (§7.5), without printing it: the scheduled workflow
+//! What `ldp schedule list DIR` shows, without printing it: the scheduled workflow
 //! files and dataset configs under a folder ([`discover`]), and for each its schedule, next
 //! fire, last window and how it ended, the windows that are due and the windows that were
 //! missed with the commands that fill them ([`list_scheduled`]). Nothing is written.
 //!
-//! Discovery is the reference's: every `*.json` under the folder, recursively, except in a
+//! Discovery, as in the Python tool: every `*.json` under the folder, recursively, except in a
 //! folder whose name starts with a dot or is `node_modules`, `__pycache__`, `site-packages`,
 //! `venv` or `env`, `*.metadata.json`, files larger than 1 MB and files that are not JSON
 //! objects. A file counts when its kind is `Workflow`, or `Pipeline` (written, or with both

@@ -58,7 +58,7 @@ pub struct TargetTable {
     pub name: String,
     /// The table's folder, `<warehouse>/<namespace>/<table>`.
     pub location: PathBuf,
-    /// Whether the catalog is a `local` one (the write lock is local-only, §4.2).
+    /// Whether the catalog is a `local` one (only a local catalog takes the table write lock).
     pub local: bool,
     /// The table's `s3://` location when a `sql` catalog's warehouse is on object storage;
     /// `warehouse` and `location` then hold the `s3://` URIs as they are (not local folders).
@@ -89,7 +89,8 @@ impl TargetTable {
                 ),
             });
         };
-        // The catalog build's secrets rules (§1.5, layer 2), on every run and read.
+        // A catalog key naming a secret must end in `_env`, no password in a `uri`, no secret in
+        // `properties`: checked on every run and read.
         ldp_config::secrets::check_catalog_secrets(&spec.raw)
             .map_err(|message| ConfigError::Catalog { message })?;
         check_local_warehouse(config, block, spec)?;
@@ -165,7 +166,8 @@ impl TargetTable {
     }
 
     /// Opens the catalog: [`Mode::Create`] for writers, [`Mode::ReadOnly`] for commands that only
-    /// read, which fail with the reference's message when the catalog file does not exist.
+    /// read, which fail when the catalog file does not exist (`Iceberg table ns.t does not
+    /// exist: there is no catalog at <file>. Run 'ldp run CONFIG' first, …`).
     ///
     /// # Errors
     ///

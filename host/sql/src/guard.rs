@@ -1,9 +1,9 @@
-//! Read-only SQL, checked before anything plans (the MCP server's statement guard, §9 of the
-//! reference): at most [`MAX_SQL_CHARS`] characters; the first significant token (comments and
-//! opening parentheses skipped) `SELECT` or `WITH`; and, parsed by DataFusion's own parser,
-//! exactly one statement, and that a query. A session that runs it also refuses DDL, DML and
-//! `SET`-style statements and has no file or URL table functions, so what the guard lets
-//! through can only read the tables registered in it.
+//! Read-only SQL, checked before anything plans (the MCP server's statement guard, with the
+//! Python tool's rules and messages): at most [`MAX_SQL_CHARS`] characters; the first
+//! significant token (comments and opening parentheses skipped) `SELECT` or `WITH`; and,
+//! parsed by DataFusion's own parser, exactly one statement, and that a query. A session that
+//! runs it also refuses DDL, DML and `SET`-style statements and has no file or URL table
+//! functions, so what the guard lets through can only read the tables registered in it.
 
 use datafusion::sql::parser::{DFParser, Statement as DfStatement};
 use datafusion::sql::sqlparser::ast::Statement;
@@ -23,7 +23,8 @@ pub const MAX_SQL_CHARS: usize = ldp_duckdb::guard::MAX_SQL_CHARS;
 /// starts with 'COPY'`, `sql does not parse: …`, `exactly one statement is allowed; found 2`.
 pub fn check_read_only(sql: &str) -> Result<()> {
     let reject = |message: String| Err(Error::Rejected { message });
-    // The lexical half is the reference's own guard, shared with DuckDB sources.
+    // The lexical half (length, first token) is the Python tool's guard, shared with DuckDB
+    // sources.
     if let Err(e) = ldp_duckdb::guard::check_text(sql) {
         return reject(e.to_string());
     }

@@ -3,7 +3,8 @@
 //! built on. When another writer got there first, a retrying operation reloads the table,
 //! rebuilds its snapshot on the new head (re-using the data files already written) and tries
 //! again, waiting uniform(0, min(8, 0.2·2^(n−1))) s after the n-th failure, up to 6 tries or
-//! 300 s (§4.2 of the reference). Every file a failed attempt wrote is deleted.
+//! 300 s (the Python tool's policy for a direct append). Every file a failed attempt wrote is
+//! deleted.
 
 use std::time::{Duration, Instant};
 
@@ -29,7 +30,7 @@ pub struct RetryPolicy {
 }
 
 impl RetryPolicy {
-    /// The direct-append policy of the reference: 6 tries, 300 s, 0.2 s doubling to 8 s.
+    /// The direct-append policy, the Python tool's: 6 tries, 300 s, 0.2 s doubling to 8 s.
     pub fn direct_append() -> RetryPolicy {
         RetryPolicy {
             max_attempts: 6,

@@ -1,4 +1,4 @@
-//! Schema evolution on write (§4.1 of the reference, `schema_evolution`, default true): the
+//! Schema evolution on write (a target's `schema_evolution`, default true): the
 //! columns of the data that the table lacks are added as optional columns, and the widenings
 //! Iceberg allows (`int` → `long`, `float` → `double`) are applied, in the same commit as the
 //! data. The table's existing columns keep their field ids; new ones get ids above the table's

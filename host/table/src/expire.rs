@@ -1,5 +1,5 @@
-//! Snapshot expiry that keeps the idempotency floor intact (the reference's
-//! `maintenance/snapshots.py`, `ldp maintain --expire DAYS`).
+//! Snapshot expiry that keeps the idempotency floor intact (`ldp maintain --expire DAYS`, and a
+//! workflow's `maintain` task), with the Python tool's rules.
 //!
 //! The staged publish decides "was this key already published?" by walking `main`'s ancestry
 //! ([`find_keyed`](crate::find_keyed)). That answer is only right while every snapshot carrying

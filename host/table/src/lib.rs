@@ -13,8 +13,8 @@
 //!   [`Upsert`] (rows replaced by key, copy-on-write, in one snapshot): our own snapshot
 //!   producer (the private `snapshot` module) writes the manifests, the manifest list and the
 //!   next metadata file, then the catalog's compare-and-swap commits it. A lost race is
-//!   retried for appends and upserts (§4.2 of the reference retries appends only:
-//!   [`RetryPolicy`]); a failed or abandoned write deletes every file it wrote.
+//!   retried for appends and upserts (the Python tool retries appends only: [`RetryPolicy`]);
+//!   a failed or abandoned write deletes every file it wrote.
 //! * [`expire_snapshots`]: snapshot expiry (`ldp maintain --expire`) that keeps every
 //!   branch and tag head, `main`'s last snapshots and the idempotency floor ([`expire`]).
 //! * Reading back: [`Table::snapshots`], [`Table::data_files`], [`Table::read_all`].

@@ -1,9 +1,10 @@
 //! Overwrite: every row of the table replaced in one snapshot (operation `overwrite`): the live
 //! data files of the current snapshot are listed as `DELETED` in one manifest, the new files as
-//! `ADDED` in another. On a table whose current snapshot has 0 rows it is an append (§4.1).
+//! `ADDED` in another. On a table whose current snapshot has 0 rows it is an append.
 //!
 //! A **window overwrite** ([`Overwrite::only_window`]) deletes only the rows with
-//! `low ≤ column < high` (§7.1), copy-on-write, still in one snapshot and without delete files:
+//! `low ≤ column < high` (typed as `window.rs` says), copy-on-write, still in one snapshot and
+//! without delete files:
 //!
 //! * a data file whose bounds on the column (in the manifest) lie inside the window, with no
 //!   null there, is deleted whole;
@@ -15,7 +16,8 @@
 //! The snapshot's operation is `overwrite` when files were deleted or replaced, `append` when
 //! no row matched. A null is in no window: its row is kept.
 //!
-//! A lost compare-and-swap is not retried (§4.2): the error is the catalog's retryable
+//! A lost compare-and-swap is not retried (as in the Python tool, which retries only direct
+//! appends): the error is the catalog's retryable
 //! conflict, and nothing is left behind.
 
 use std::collections::{BTreeMap, HashSet};

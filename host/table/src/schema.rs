@@ -1,11 +1,11 @@
 //! Arrow ↔ Iceberg schemas: the schema a table is created with, and conforming incoming batches
 //! to a table's schema.
 //!
-//! **Creating** (§4.1 of the reference): every field is optional; timestamps are stored in
-//! microseconds (nanoseconds are truncated), a timestamp with a time zone becomes `timestamptz`
-//! (UTC), a naive one `timestamp`; `time` is microseconds; `date64` is stored as `date`; small
-//! integers widen to `int`, `uint32` to `long`. Field ids are assigned fresh (1, 2, ... level by
-//! level), as pyiceberg does.
+//! **Creating** (as the Python tool creates a table): every field is optional; timestamps are
+//! stored in microseconds (nanoseconds are truncated), a timestamp with a time zone becomes
+//! `timestamptz` (UTC), a naive one `timestamp`; `time` is microseconds; `date64` is stored as
+//! `date`; small integers widen to `int`, `uint32` to `long`. Field ids are assigned fresh (1,
+//! 2, ... level by level), as pyiceberg does.
 //!
 //! **Writing**: a batch is matched to the table by column name. A column may be cast to the
 //! table's type when no value changes meaning: integers widen (`int` → `long` only when the

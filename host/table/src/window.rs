@@ -1,8 +1,8 @@
-//! The rows of a window: `metadata.window.column` keeps the rows with start ≤ value < end
-//! (§7.1 of the reference), and a window overwrite deletes exactly those rows.
+//! The rows of a window: `metadata.window.column` keeps the rows with start ≤ value < end,
+//! and a window overwrite deletes exactly those rows.
 //!
 //! How the column compares with the window `[start, end)` depends on its type, as in the
-//! reference (`windows._limits`):
+//! Python tool:
 //!
 //! * a timestamp with a time zone compares instants;
 //! * a timestamp without one (any unit) is local wall time in the window's time zone: the
@@ -66,7 +66,8 @@ impl WindowRows {
     }
 }
 
-/// The window's bounds as the column's type reads them (the reference's `_limits`).
+/// The window's bounds as the column's type reads them: instants, naive local wall times or
+/// local dates (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WindowBounds {
     /// A timestamp column with a time zone: the instants (UTC).
@@ -387,7 +388,7 @@ impl WindowFilter {
         }
     }
 
-    /// The bounds typed for a column of `data_type` (the reference's `_limits`).
+    /// The bounds typed for a column of `data_type`, by the rules of the module docs.
     fn bounds_for(&self, data_type: &DataType) -> Result<WindowBounds> {
         match data_type {
             DataType::Timestamp(_, Some(_)) => Ok(WindowBounds::Instant {

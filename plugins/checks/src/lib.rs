@@ -1,4 +1,4 @@
-//! The built-in quality checks (§3 of the reference): `row_count`, `not_null`, `unique`,
+//! The built-in quality checks (`docs/quality.md`): `row_count`, `not_null`, `unique`,
 //! `accepted_values`, `range`, `freshness`, `schema`, `monotonic`, `max_skew`, `rate_below` and
 //! `max_gap`, as one check component.
 //!

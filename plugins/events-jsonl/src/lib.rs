@@ -1,5 +1,5 @@
-//! The `events-jsonl` sink: appends every run event it is given to a JSONL file, as the
-//! reference's `JsonlSink` does (§5.4).
+//! The `events-jsonl` sink: appends every run event it is given to a JSONL file, one line per
+//! event, as the Python tool's `jsonl` sink does.
 //!
 //! Config: `{"path": "/abs/path/events.jsonl"}`. The host hands each event as its canonical line
 //! (compact JSON with sorted keys, see `ldp_events::Event::to_line`) and grants read-write access

@@ -1,5 +1,5 @@
 //! The `events-openlineage` sink: the ldp events of each run become OpenLineage 2-0-2 run
-//! events, exactly as the reference's `OpenLineageSink` writes them (§5.5).
+//! events, exactly as the Python tool's `openlineage` sink writes them.
 //!
 //! * `run.started` gives a `START` event; `run.finished` a `COMPLETE` (published or skipped
 //!   duplicate) or `FAIL` (blocked by quality checks, or failed) event. The other events of the

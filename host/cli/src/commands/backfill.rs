@@ -1,5 +1,5 @@
 //! `ldp backfill FILE --from START [--to END] [--dry-run] [--replace] [--run-backwards]
-//! [--max-windows N] [--stop-on-failure] [--jobs N] [--json]` (§7.4): the windows of a range,
+//! [--max-windows N] [--stop-on-failure] [--jobs N] [--json]`: the windows of a range,
 //! the state of each decided before anything runs, then the windows that are not published
 //! run oldest first (`ldp_orchestrate::backfill`).
 

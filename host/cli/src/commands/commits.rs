@@ -1,4 +1,4 @@
-//! `ldp commits CONFIG [--key K] [--branches] [--json]` (§4.3): the staged publishes on `main`
+//! `ldp commits CONFIG [--key K] [--branches] [--json]`: the staged publishes on `main`
 //! of a config's Iceberg target, newest first, and the staging branches still present.
 
 use std::io::Write;

@@ -1,4 +1,4 @@
-//! `ldp plan CONFIG|FOLDER [--window W] [--json]` (§2.6): validate without running, and say
+//! `ldp plan CONFIG|FOLDER [--window W] [--json]`: validate without running, and say
 //! what a run would do.
 
 use std::io::Write;
@@ -92,7 +92,8 @@ fn name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// One row per file, as the reference prints a folder.
+/// One row per file of a folder: `config kind identifier valid route pipeline target
+/// spec_hash` (the hash cut to 12 characters), in the common table format.
 fn folder_table(plans: &[Plan]) -> String {
     let header: Vec<String> = [
         "config",

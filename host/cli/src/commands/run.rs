@@ -12,7 +12,8 @@ use ldp_plugin_runtime::Runtime;
 use crate::progress::Progress;
 use crate::settings::StagedArgs;
 
-/// Runs the config; prints the reference's summary (or `--json`).
+/// Runs the config; prints the summary line, the target line, the quality report and, for a
+/// staged run, the window, key, run id, attempt, status and snapshot (or `--json`).
 pub fn run(
     runtime: &Runtime,
     config: &Path,

@@ -1,5 +1,5 @@
 //! `ldp runs CONFIG|FILE.jsonl [--jsonl F] [--run ID] [--events] [--attempts] [--limit N]
-//! [--json]` (§5.7): the runs a pipeline recorded, from `_ldp.runs` or its JSONL events file.
+//! [--json]`: the runs a pipeline recorded, from `_ldp.runs` or its JSONL events file.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

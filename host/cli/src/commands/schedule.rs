@@ -1,4 +1,4 @@
-//! `ldp schedule list DIR [--now TIME] [--max-windows N] [--json]` (§7.5): every scheduled
+//! `ldp schedule list DIR [--now TIME] [--max-windows N] [--json]`: every scheduled
 //! workflow and dataset config under a folder, as the reference prints it (the listing itself
 //! is `ldp_pipeline::schedule_list`); `ldp schedule tick DIR` runs what is due
 //! (`ldp_orchestrate::tick`), `ldp schedule run DIR` ticks on time in the foreground, and

@@ -1,4 +1,4 @@
-//! `ldp workflow plan FILE [--window W] [--json]` (§7.2): a workflow's tasks in the order they
+//! `ldp workflow plan FILE [--window W] [--json]`: a workflow's tasks in the order they
 //! run, each planned as `ldp plan` plans a config, without running anything; and `ldp workflow
 //! run FILE --window W [--jobs N] [--json]`, which runs them (`ldp_orchestrate`).
 
@@ -76,7 +76,8 @@ pub fn run_settings(
     settings
 }
 
-/// The reference's text of a run: the header, the task table, the summary line.
+/// The text of a workflow run: the header (`workflow W  run R  window A/B`), the task table,
+/// the summary line.
 pub fn result_lines(result: &WorkflowResult) -> Vec<String> {
     let mut out = vec![format!(
         "workflow {}  run {}  window {}",

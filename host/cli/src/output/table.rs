@@ -1,6 +1,6 @@
-//! The reference's common table format (§6): a header row, a row of dashes per column width,
-//! data rows; columns separated by two spaces, trailing spaces stripped; a column right-aligned
-//! when every non-null value is a number; `... N more rows` when cut; `(N rows)`.
+//! The common table format of the Python tool's CLI: a header row, a row of dashes per column
+//! width, data rows; columns separated by two spaces, trailing spaces stripped; a column
+//! right-aligned when every non-null value is a number; `... N more rows` when cut; `(N rows)`.
 
 use std::fmt::Write as _;
 

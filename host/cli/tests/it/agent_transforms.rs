@@ -1,4 +1,4 @@
-//! Agent transforms (issue 8, item 5): JavaScript in a config, inline or in a file, runs in the
+//! Agent transforms: JavaScript in a config, inline or in a file, runs in the
 //! built-in `js` interpreter plugin with no I/O, bounded memory and a time budget; the run
 //! events record the code's sha256. Hostile code (an endless loop, a memory bomb, an attempt to
 //! read `/etc/passwd`) is stopped with a clear error, nothing is written, and the next run

@@ -1,4 +1,4 @@
-//! `ldp backfill --dry-run` (§7.4): the sample workflow with 1 August published by a staged
+//! `ldp backfill --dry-run`: the sample workflow with 1 August published by a staged
 //! run, then each window of 1–3 August with its key and state; and the refusal of a bound that
 //! does not start a window. Running the windows is `orchestration.rs`.
 

@@ -6,11 +6,11 @@ use std::path::Path;
 
 use super::{ldp, stderr, stdout};
 
-/// The reference's stdout (`vectors/demo/demo_seed42_rows1000.stdout.txt`; it prints its
-/// workdir as `<workdir>`, its run was `ldp demo --workdir demo`).
+/// The Python tool's stdout of `ldp demo --workdir demo` (seed 42, 1000 rides), its workdir
+/// written `<workdir>`.
 const REFERENCE: &str = include_str!("../data/demo/demo_seed42_rows1000.stdout.txt");
 
-/// The reference's `rides.json` (`vectors/demo/demo_rides_config.json`).
+/// The `rides.json` the Python tool's demo writes.
 const REFERENCE_CONFIG: &str = include_str!("../data/upsert/demo_rides.json");
 
 /// Where ldp's demo differs from the reference on purpose: (the reference's lines, ldp's lines),

@@ -1,7 +1,7 @@
-//! DUCKDB sources (issue 7): a DuckDB file made by Python's duckdb, loaded into an Iceberg table
+//! DUCKDB sources: a DuckDB file made by Python's duckdb, loaded into an Iceberg table
 //! by `relation`, by `sql` and by `query_file`, each giving back the example rides byte for byte
 //! when the table goes out to CSV; a second statement and write statements refused, with the
-//! reference's messages, before anything is written; a missing relation named.
+//! Python tool's messages, before anything is written; a missing relation named.
 //!
 //! The `duckdb` plugin asks the host to run the query (`ldp:plugin/duckdb`); the host loads
 //! libduckdb from `LDP_DUCKDB_LIB`, which `scripts/test` fetches into `.venv/libduckdb`.

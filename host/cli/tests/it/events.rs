@@ -1,4 +1,4 @@
-//! Run events (issue 6, item 5): the reference's event sequence in the `jsonl` sink, a failing
+//! Run events: the Python tool's event sequence in the `jsonl` sink, a failing
 //! run still recording `run.failed` and `run.finished`, OpenLineage lines valid against the
 //! OpenLineage 2-0-2 JSON Schemas (shipped in `tests/data/openlineage`), the `_ldp.runs` table,
 //! and `ldp runs`.

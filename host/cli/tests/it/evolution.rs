@@ -1,6 +1,7 @@
-//! Schema evolution on write (issue 5, §4.1): a new column of the data is added to the table in
-//! the same commit as the data, older snapshots keep their columns, pyiceberg reads the evolved
-//! table; with `schema_evolution: false` the run fails naming the column and commits nothing.
+//! Schema evolution on write (`schema_evolution`, default true): a new column of the data is added
+//! to the table in the same commit as the data, older snapshots keep their columns, pyiceberg reads
+//! the evolved table; with `schema_evolution: false` the run fails naming the column and commits
+//! nothing.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,4 +1,4 @@
-//! Formats (issue 7): every source format into an Iceberg table and back out to CSV gives the
+//! Formats: every source format into an Iceberg table and back out to CSV gives the
 //! rows and types of the example rides, byte for byte the CSV they came from; the same table
 //! out to Parquet reads back in pyarrow with the same types, and out to newline-delimited JSON
 //! reads back through ldp's own JSON source to the same CSV. The inputs are written by
@@ -195,7 +195,7 @@ fn a_reader_never_sees_a_partial_target_file() {
     );
 }
 
-/// An Iceberg source pinned (issue 7: "at the current snapshot, or a pinned one"):
+/// An Iceberg source is read at the current snapshot, or a pinned one:
 /// `snapshot_id` reads the table as that snapshot left it, `ref` the snapshot a branch or tag
 /// points at; a ref the table does not have is named.
 #[test]

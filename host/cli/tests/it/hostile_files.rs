@@ -1,4 +1,4 @@
-//! The hostile suite (issue 8), with third-party plugin files named in a config and run by
+//! The hostile suite, with third-party plugin files named in a config and run by
 //! `ldp run`: a source plugin that reads `/etc/passwd`, one that loops forever and one that
 //! allocates without bound are each stopped with a clear error naming the config key, nothing is
 //! written, and the next run works. (The same plugins are run by the runtime alone in

@@ -1,4 +1,4 @@
-//! Three languages, proven (issue 8, item 3): the same `email_mask` transform written in Rust
+//! Three languages, proven: the same `email_mask` transform written in Rust
 //! (the SDK), Python (componentize-py and `sdk/python`'s `ldp_arrow`) and JavaScript
 //! (componentize-js and apache-arrow), built here by their own `build.sh`, each named in a
 //! config's `metadata.transforms`, produce identical Iceberg tables from the same CSV.

@@ -1,4 +1,4 @@
-//! Network as a capability (issue 8, item 2): a source plugin file granted `"net":
+//! Network as a capability: a source plugin file granted `"net":
 //! ["127.0.0.1:PORT"]` pages through a JSON API served here and loads every page into an Iceberg
 //! table; the same plugin without the grant, or granted another host, is refused with an error
 //! that names the host it asked for, and nothing is written.

@@ -1,4 +1,4 @@
-//! Running workflows (issue 10, §7.2–7.5 of the reference): the reference's restaurant story
+//! Running workflows (`docs/workflows.md`): the restaurant story of `examples/workflows`
 //! through `ldp backfill` and `ldp schedule tick`, a tick killed in the middle of a window,
 //! independent tasks side by side while writes to one table stay serialized, a `sql` model
 //! over the tables its dependencies published, and retries only for what may pass.

@@ -1,4 +1,4 @@
-//! Partitioned tables (issue 5, part): rows are split into files per partition while streaming,
+//! Partitioned tables: rows are split into files per partition while streaming,
 //! with partition values computed as the Iceberg spec says, and pyiceberg computes the same
 //! value for every row of every file.
 

@@ -1,4 +1,4 @@
-//! `ldp plan` and `ldp schema` against the reference's vectors (issue 6, item 3). The config
+//! `ldp plan` and `ldp schema` against the Python tool's sample configs and plans. The config
 //! crate compares every plan field of every vector; here the command line: the JSON printed,
 //! the text, a folder, and the exit codes.
 
@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use crate::{ldp, stderr, stdout};
 
-/// The reference's vectors, as the config crate keeps them.
+/// The Python tool's sample configs and plans, as the config crate keeps them.
 fn vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/tests/data/exactly_once")
 }
 
-/// The reference's `ldp schema` outputs (byte copies of `vectors/ldp_schema_*.json`).
+/// The Python tool's `ldp schema` outputs, byte for byte (`host/config/schemas`).
 fn schemas() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/schemas")
 }

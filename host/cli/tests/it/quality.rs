@@ -1,4 +1,4 @@
-//! Quality gates end to end (issue 4): the reference demo's seven checks pass on a clean batch
+//! Quality gates end to end: the demo's seven checks pass on a clean batch
 //! and block its bad batch (exit 3, the three messages, no snapshot, no file left); `warn`
 //! writes anyway; `--json` carries the report; a check plugin file joins the report.
 
@@ -7,7 +7,8 @@ use std::process::Output;
 
 use super::{ldp, rides, stderr, stdout};
 
-/// The reference demo's checks (vectors/demo/demo_rides_config.json), on an append target.
+/// The demo's checks (its `rides.json`, `tests/data/upsert/demo_rides.json`), on an append
+/// target.
 fn config(on_failure: &str, extra_check: &str) -> String {
     format!(
         r#"{{

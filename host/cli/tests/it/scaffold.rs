@@ -1,4 +1,4 @@
-//! `ldp plugin new` (issue 8, item 4): in each language (Rust, Python, JavaScript), each kind of
+//! `ldp plugin new`: in each language (Rust, Python, JavaScript), each kind of
 //! project passes its own test as it is, and the transform builds into a component that
 //! `ldp plugins inspect` accepts and `ldp transform test` runs. The Rust component builds in
 //! `<target>/examples-wasm`, with the same dependencies and profile as `examples/plugins/rust`

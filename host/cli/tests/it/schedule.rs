@@ -1,4 +1,4 @@
-//! `ldp schedule list` (§7.5): the sample workflow and its scheduled config found under a
+//! `ldp schedule list`: the sample workflow and its scheduled config found under a
 //! folder, with the next fire, the due window and the missed windows (a published window is
 //! not missed), as JSON and as text; and a scheduled file that is not valid, listed as a
 //! problem (exit 1) while the others are still listed.
@@ -10,7 +10,8 @@ use super::{stderr, stdout};
 /// Published by a run before the listing.
 const PUBLISHED: &str = "2026-08-01T22:00:00Z/2026-08-02T22:00:00Z";
 const NOW: &str = "2026-08-05T00:10:00Z";
-/// The fields of an entry, in order (`vectors/samples/schedule_list.json`).
+/// The fields of an entry, in the Python tool's order
+/// (`host/config/tests/data/scheduling/schedule_list.json`).
 const ENTRY_FIELDS: [&str; 17] = [
     "file",
     "workflow",

@@ -1,4 +1,4 @@
-//! Exactly once (issue 6): the staged publish of `ldp run --window`/`--idempotency-key`, seen
+//! Exactly once: the staged publish of `ldp run --window`/`--idempotency-key`, seen
 //! from the command line: a second run of a window reads nothing and adds nothing, two runs at
 //! once publish once, a newer attempt fences an older one, and a window the Python tool
 //! published is skipped.
@@ -14,7 +14,8 @@ const CONFIG: &str = r#"{"identifier": "rides", "metadata": {
   "target": {"name": "rides", "format": "ICEBERG",
              "catalog": {"identifier": "nyc", "type": "local", "warehouse_path": "warehouse"}}}}"#;
 
-/// The reference's key of this config's window 2026-08-01 (vectors/samples/events_staged_run).
+/// The key of this config's window 2026-08-01, as the Python tool derived it
+/// (`host/events/tests/vectors/events_staged_run.jsonl`).
 const KEY: &str = "62831bc16852034866a7b4b9869fcdabe016ba9bfdac1f07d73a9d265f3315c6";
 const WINDOW: &str = "2026-08-01/2026-08-02";
 
@@ -85,7 +86,7 @@ fn the_same_window_twice_is_skipped_without_reading_the_source() {
         "{text}"
     );
 
-    // The publish carries the reference's properties.
+    // The publish carries the `ldp.*` properties the Python tool writes.
     let log = commits(dir.path());
     let publishes = log["publishes"].as_array().unwrap();
     assert_eq!(publishes.len(), 1);

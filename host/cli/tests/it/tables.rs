@@ -278,7 +278,7 @@ fn a_folder_of_configs_is_one_lake() {
     ]);
     assert_eq!(count_of(&out), 20);
 
-    // --as-of reads every table of the lake as it was then (issue 11): a later append to one
+    // --as-of reads every table of the lake as it was then: a later append to one
     // of them is not seen.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let then = jiff::Timestamp::now()
@@ -442,7 +442,7 @@ fn a_sql_catalog_on_a_sqlite_file_works_the_same_way() {
     assert!(w.path("lake/nyc/rides/metadata").is_dir());
     assert_eq!(count_of(&w.count(&[])), 20);
 
-    // A password in the uri is refused before anything is read or created (§1.5).
+    // A password in the uri is refused before anything is read or created (use `password_env`).
     let secret = CONFIG.replace(
         r#""catalog": {"identifier": "nyc", "warehouse_path": "warehouse"}"#,
         r#""catalog": {"type": "sql", "uri": "postgresql://me:hunter2@db/x", "namespace": "nyc"}"#,

@@ -1,4 +1,4 @@
-//! Transforms named in configs (issue 8, item 1): plugin files pinned by sha256 and run as a
+//! Transforms named in configs: plugin files pinned by sha256 and run as a
 //! chain between the source and the checks; a changed file refuses the run before anything is
 //! read; a transform that gives batches of another schema than it declared fails the run and
 //! leaves the table as it was; `ldp plan` lists the plugins; the run events record each

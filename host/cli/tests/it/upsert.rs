@@ -10,7 +10,7 @@ use arrow_array::{ArrayRef, Float64Array, RecordBatch};
 use super::interop::python;
 use super::{ldp, stderr, stdout};
 
-/// The reference demo's config (vectors/demo/demo_rides_config.json): upsert on `ride_id`
+/// The demo's config (the Python tool's `rides.json`, byte for byte): upsert on `ride_id`
 /// into `demo.rides`, seven quality checks.
 const DEMO_CONFIG: &str = include_str!("../data/upsert/demo_rides.json");
 

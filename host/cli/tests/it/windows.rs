@@ -1,12 +1,13 @@
-//! Windowed runs (issue 6, item 1): the source path of the window, `window.column` keeping the
-//! window's rows (naive local times in Europe/Paris, as the reference's example), and an
+//! Windowed runs: the source path of the window, `window.column` keeping the
+//! window's rows (naive local times in Europe/Paris, the Python tool's own example), and an
 //! overwrite that replaces only the window's rows.
 
 use std::path::Path;
 
 use super::{ldp, stderr, stdout};
 
-/// `vectors/samples/daily_orders_config.json`, with `type: local`.
+/// The Python tool's sample config (`host/config/tests/vectors/daily_orders_config.json`), with
+/// `type: local`.
 const CONFIG: &str = r#"{
   "identifier": "daily_orders", "when": "daily",
   "metadata": {

@@ -1,6 +1,7 @@
-//! `ldp workflow plan` (issue 10): the reference's sample workflow planned as the Python tool
-//! plans it (`vectors/samples/workflow_plan.json`, field by field in `host/config`'s tests;
-//! here through the binary), and an invalid workflow refused with its problems and exit 1.
+//! `ldp workflow plan`: the Python tool's sample workflow planned as the Python tool plans it
+//! (`host/config/tests/data/workflow/workflow_plan.expected.json`, field by field in
+//! `host/config`'s tests; here through the binary), and an invalid workflow refused with its
+//! problems and exit 1.
 
 use std::path::Path;
 

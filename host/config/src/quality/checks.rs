@@ -1,4 +1,5 @@
-//! One quality check item: its name, its parameters (§3) and their validation.
+//! One quality check item: its name, its parameters (each check's list, in
+//! `parameters`) and their validation.
 
 use serde_json::Value;
 
@@ -199,7 +200,7 @@ impl CheckSpec {
     }
 }
 
-/// The parameters of each check, in the order the reference lists them, then `name`; and how
+/// The parameters of each check, in the order its messages list them, then `name`; and how
 /// many of the first ones are required.
 fn parameters(kind: &str) -> (&'static [&'static str], usize) {
     match kind {

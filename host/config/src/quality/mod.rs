@@ -1,4 +1,5 @@
-//! `metadata.quality` (§3): a list of checks, or `{on_failure: fail|warn, checks: [...]}`.
+//! `metadata.quality`: a list of checks, or `{on_failure: fail|warn, checks: [...]}`
+//! (`on_failure` defaults to `fail`).
 //!
 //! Each check is `{"check": <name>, ...params, "name"?: <display name>}`; [`parse_check`] reads
 //! one with the reference's messages for unknown checks, unknown and missing parameters and

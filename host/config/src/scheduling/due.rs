@@ -1,4 +1,4 @@
-//! The windows of a workflow's fires (§7.5): which window a fire owns, which windows are due at
+//! The windows of a workflow's fires: which window a fire owns, which windows are due at
 //! a time, and the next fire.
 //!
 //! * **The window of a fire.** With a window size (`metadata.window.size`, or the day or hour an

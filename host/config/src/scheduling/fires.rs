@@ -1,7 +1,8 @@
-//! The fires of a cron expression in a time zone (§7.5), as the reference's `cronsim` gives
-//! them: a fire is a whole local minute that the expression matches.
+//! The fires of a cron expression in a time zone: a fire is a whole local minute that the
+//! expression matches (the same fires as the Python tool, which uses `cronsim`; the rules are
+//! written out in `docs/reference/schedules.md`).
 //!
-//! Clock changes follow cronsim's Debian-cron rule, by [`Cron::fixed_time`]:
+//! Clock changes follow the Debian-cron rule, by [`Cron::fixed_time`]:
 //!
 //! * a schedule at fixed times (neither the minute nor the hour field starts with `*`, such as
 //!   `5 2 * * *` or `30 1,2 * * *`) fires once at a local time that happens twice (its first
@@ -18,8 +19,8 @@
 //!
 //! The fires are computed day by day in the local calendar: a day that the day and month
 //! fields match gives its matching hours and minutes, each turned into instants by the rules
-//! above. A search gives up after [`SEARCH_DAYS`] days without a fire, as cronsim gives up after
-//! 50 years (a schedule such as `0 0 30 2 *` never fires).
+//! above. A search gives up after [`SEARCH_DAYS`] days (50 years) without a fire (a schedule
+//! such as `0 0 30 2 *` never fires).
 
 use std::collections::VecDeque;
 
@@ -111,7 +112,7 @@ impl CronClock {
     }
 
     /// The first whole local minute after `civil` that exists, as an instant (its first
-    /// occurrence), which is where cronsim moves a skipped fixed time.
+    /// occurrence): where a fixed time that a clock change skips fires.
     fn after_gap(&self, civil: DateTime) -> Option<Timestamp> {
         let mut minute = civil;
         for _ in 0..LONGEST_GAP_MINUTES {
@@ -209,7 +210,7 @@ impl Iterator for FiresAfter<'_> {
     }
 }
 
-/// An instant cut to its whole minute (UTC), as the reference's `_minute` does.
+/// An instant cut to its whole minute (UTC): seconds and fractions dropped, towards the past.
 pub fn whole_minute(instant: Timestamp) -> Timestamp {
     let seconds = instant.as_second().div_euclid(60) * 60;
     Timestamp::from_second(seconds).unwrap_or(instant)
@@ -229,7 +230,7 @@ impl Cron {
     /// Whether the expression runs at fixed local times: neither the minute nor the hour field
     /// starts with `*` (`5 2 * * *`, `0 9-17 * * *`, not `*/15 * * * *`). Such a schedule fires
     /// once for a repeated local time and right after the gap for a skipped one; the others
-    /// fire in both passes of a repeated hour and not in a gap (cronsim's Debian-cron rule).
+    /// fire in both passes of a repeated hour and not in a gap (the Debian-cron rule).
     pub fn fixed_time(&self) -> bool {
         let mut fields = self.expression.split_whitespace();
         fields.next().is_some_and(|minute| !minute.starts_with('*'))

@@ -1,4 +1,4 @@
-//! Windows of one size laid end to end (§7.4, §7.5): a day runs from one local midnight to the
+//! Windows of one size laid end to end: a day runs from one local midnight to the
 //! next in the workflow's time zone (23 or 25 hours across a clock change); an hour and a
 //! quarter of an hour are as long as they say.
 //!
@@ -29,7 +29,8 @@ fn step_minutes(size: WindowSize) -> i8 {
     }
 }
 
-/// Local midnight of a date, as the reference's `_midnight` reads it; `None` out of range.
+/// Local midnight of a date in `time_zone`: a midnight a clock change skips is the moment of
+/// the change, a repeated one its first occurrence; `None` out of range.
 pub fn local_midnight(date: Date, time_zone: &TimeZone) -> Option<Timestamp> {
     date.to_datetime(Time::midnight())
         .to_zoned(time_zone.clone())

@@ -1,4 +1,4 @@
-//! Reading a workflow's ledger (§7.3): `<workflow folder>/.ldp/events.jsonl`
+//! Reading a workflow's ledger: `<workflow folder>/.ldp/events.jsonl`
 //! ([`crate::workflow::Workflow::ledger_path`]), the JSONL events of every run.
 //!
 //! * [`read_windows`]: per window (the `workflow.started` window pair of UTC-Z strings, for

@@ -1,11 +1,11 @@
-//! Schedule evaluation and window layout (§7.3–§7.5), as pure functions: when a workflow's
+//! Schedule evaluation and window layout, as pure functions: when a workflow's
 //! cron expression fires in its time zone, which window each fire owns, which windows are due
 //! at a time, how a backfill's range is laid out, and what the ledger says about each window.
 //! Nothing here runs a pipeline or takes a lock; `ldp schedule` and `ldp backfill` do.
 //!
 //! * [`CronClock`] ([`fires`]): the fires of a [`Cron`](crate::Cron) in a time
-//!   zone, DST included as the reference's `cronsim` does it (a skipped fixed time fires right
-//!   after the gap, a repeated one once; intervals fire in both passes).
+//!   zone, clock changes included (a skipped fixed time fires right after the gap, a repeated
+//!   one once; intervals fire in both passes): `docs/reference/schedules.md`.
 //! * [`WorkflowSchedule`] (due): a workflow's fires, window of a fire, due windows (with and
 //!   without catch-up), next fire.
 //! * [`windows_between`], [`floor_boundary`], [`is_aligned`], [`window_ending_at`] (grid):
@@ -16,10 +16,10 @@
 //! * [`recipe`] (install): the cron, launchd and systemd recipes `ldp schedule install --print`
 //!   prints, which call `ldp schedule tick` every [`INTERVAL_MINUTES`] minutes.
 //!
-//! **Why not the `cron` crate.** Issue 10 names it, but `cron` 0.17 reads 6–7 fields (seconds
-//! first, years last) where the reference reads 5, works on `chrono` (this crate uses `jiff`,
-//! and chrono is not a dependency), and skips a local time a clock change skips
-//! (`LocalResult::None => continue`) where the reference fires right after the gap. So the
+//! **Why not the `cron` crate.** `cron` 0.17 reads 6–7 fields (seconds first, years last)
+//! where a config has 5, works on `chrono` (this crate uses `jiff`, and chrono is not a
+//! dependency), and skips a local time a clock change skips (`LocalResult::None => continue`)
+//! where a schedule at a fixed time must fire right after the gap. So the
 //! 5-field parser this crate already had for validation ([`crate::Cron`]: lists, ranges, steps,
 //! names, 7 = Sunday, and either day field matching when both are restricted) is evaluated here
 //! over jiff's time zone database, day by day in the local calendar.

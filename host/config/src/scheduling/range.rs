@@ -1,4 +1,4 @@
-//! The range of a backfill (§7.4): `--from START [--to END]`, read in the workflow's time zone,
+//! The range of a backfill: `--from START [--to END]`, read in the workflow's time zone,
 //! checked, and laid out as windows of the workflow's size.
 //!
 //! * A bound is an ISO-8601 date or datetime as Python 3.11's `fromisoformat` reads it (after

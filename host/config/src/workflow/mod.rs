@@ -1,4 +1,4 @@
-//! Workflow files (kind `Workflow`, behaviour spec §1.8 and §7.2): the pipelines, maintenance
+//! Workflow files (kind `Workflow`, `docs/workflows.md`): the pipelines, maintenance
 //! and SQL models of a flow, the order they run in, and how they are retried, in one JSON file.
 //!
 //! ```json
@@ -224,7 +224,8 @@ impl Workflow {
         self.base_dir.join(LEDGER_PATH)
     }
 
-    /// A path the workflow names, resolved against the workflow file's folder (§1.6).
+    /// A path the workflow names, resolved against the workflow file's folder by the rules of
+    /// [`PathContext`].
     pub fn resolve(&self, path: &str) -> PathBuf {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         PathContext::new(Some(&self.base_dir), &cwd)

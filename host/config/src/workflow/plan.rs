@@ -1,4 +1,4 @@
-//! `ldp workflow plan FILE [--window W] [--json]` (§7.2): check a workflow and every config it
+//! `ldp workflow plan FILE [--window W] [--json]`: check a workflow and every config it
 //! names, and say what a run would do, without running anything.
 //!
 //! The document ([`WorkflowPlan`]) has the reference's keys in its order: `workflow`, `file`,

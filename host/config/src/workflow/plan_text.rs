@@ -1,5 +1,6 @@
-//! How `ldp workflow plan FILE` prints a [`WorkflowPlan`] (§7.2): `--json` as the reference's
-//! `json.dumps(plan, indent=2)`, and the human form.
+//! How `ldp workflow plan FILE` prints a [`WorkflowPlan`]: `--json` as Python's
+//! `json.dumps(plan, indent=2)` writes it (2-space indent, keys in document order, non-ASCII
+//! escaped), and the human form.
 //!
 //! The human form of a plan whose file could be read is, on stdout, `name  value` lines
 //! (`workflow`, `file`, `schedule` when there is one as `5 2 * * * (from metadata.schedule)`,

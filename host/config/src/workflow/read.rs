@@ -1,5 +1,6 @@
 //! Reading a workflow: a workflow file (kind `Workflow`), or a dataset config with a schedule,
-//! which is a workflow of one task (§1.8).
+//! which is a workflow of one task (the config's identifier as workflow and task id, its
+//! schedule, window size and time zone, and retries).
 
 use std::path::{Path, PathBuf};
 
@@ -115,7 +116,8 @@ pub fn load_workflow(path: &Path, require_schedule: bool) -> Result<Workflow, Co
     read_workflow(path, require_schedule).map_err(|lines| ConfigError::Workflow { lines })
 }
 
-/// A file path resolved as the reference resolves a command-line path (§1.6).
+/// A command-line file path resolved against the current folder, by the rules of
+/// [`PathContext`] (`~` expanded, relative to the cwd, symlinks resolved).
 pub(super) fn resolve(path: &Path) -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     PathContext::new(None, &cwd)

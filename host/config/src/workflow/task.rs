@@ -1,5 +1,5 @@
 //! One task of a workflow: an `id`, an optional `depends_on` and `retries`, and exactly one
-//! task kind, the key that holds what the task does (§1.8).
+//! task kind, the key that holds what the task does (`pipeline`, `maintain`, `dbt` or `sql`).
 
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! Unit tests of the workflow model: every validation message of the file and its tasks (the
-//! reference's §1.8 examples among them), the run order, the retry overlay, and a dataset
+//! Python tool's own examples among them), the run order, the retry overlay, and a dataset
 //! config read as a workflow of one task. (Each task kind's own messages are tested in its
 //! module; the plan against the reference's sample in `tests/it/workflow.rs`.)
 

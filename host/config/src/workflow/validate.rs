@@ -1,5 +1,5 @@
-//! Validation of a workflow file as the reference's `validate_workflow` does it (§1.8): every
-//! problem, each prefixed by its JSON path, in the reference's order: unknown top-level keys →
+//! Validation of a workflow file: every problem, each prefixed by its JSON path, in the order
+//! the Python tool reports them: unknown top-level keys →
 //! `apiVersion` → `identifier` → who…how types → `metadata` (unknown keys, schedule, window,
 //! window column, catchup, start, catch-up without start, retries, observability) → `tasks`
 //! (ids first, then each task's keys, kind, depends_on and retries) → the cycle (only when

@@ -1,4 +1,4 @@
-//! Path resolution (§1.6) and catalog layout (§1.4) on real temporary folders.
+//! Path resolution and the layout of a `local` catalog on real temporary folders.
 
 use std::path::{Path, PathBuf};
 

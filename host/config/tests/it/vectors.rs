@@ -1,4 +1,4 @@
-//! The reference's own vectors (`/work/shared/reference/vectors`, copied to `tests/vectors`).
+//! The Python tool's own sample configs and their plans (`tests/vectors`).
 
 use ldp_config::{
     CatalogType, Check, Format, Kind, OnFailure, RowCountEquals, ScheduleFrom, Transform,

@@ -93,8 +93,9 @@ fn assert_same_object(actual: &Value, expected: &Value, what: &str) {
     }
 }
 
-/// The sample workflow (`vectors/samples/workflow_nightly.json` with its pipeline config) plans
-/// exactly as `vectors/samples/workflow_plan.json`, the project folder written `<project>`.
+/// The sample workflow (`tests/data/workflow/nightly.json` with its pipeline config) plans
+/// exactly as the Python tool planned it (`workflow_plan.expected.json`), the project folder
+/// written `<project>`.
 #[test]
 fn the_sample_plan_equals_the_reference_sample() {
     let (_dir, root) = project();

@@ -1,5 +1,5 @@
-//! Typed payloads of the events of a pipeline run (§5.2), built from plain values, never from
-//! pipeline types, so that the JSON is the reference's whatever the caller.
+//! Typed payloads of the events of a pipeline run, built from plain values, never from
+//! pipeline types, so that the JSON is the Python tool's whatever the caller.
 //!
 //! A pipeline run emits, through [`crate::RunEvents::record`]:
 //!

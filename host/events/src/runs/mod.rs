@@ -1,5 +1,5 @@
-//! `ldp runs` (§5.7), as pure functions of the events read: [`summarize_runs`] folds them into
-//! one [`RunSummary`] per run attempt, [`runs_text`] renders exactly what the reference prints
+//! `ldp runs`, as pure functions of the events read: [`summarize_runs`] folds them into
+//! one [`RunSummary`] per run attempt, [`runs_text`] renders exactly what the Python tool prints
 //! (summary table, event table, or the no-runs message), [`runs_json`] the same rows for
 //! `--json`. Reading the events (a JSONL file with [`crate::read_events_file`] and
 //! [`select_events`], or `_ldp.runs` with [`crate::events_from_runs_batch`]) is the caller's.

@@ -1,4 +1,4 @@
-//! What `ldp runs` prints (§5.7): the summary table, the event table, the message when nothing
+//! What `ldp runs` prints: the summary table, the event table, the message when nothing
 //! was recorded, and a JSON form of the same rows for `--json`.
 
 use serde_json::{Map, Value};

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use crate::pyvalue::py_str;
 
-/// A cell as the reference prints it.
+/// A cell as the common table format prints it: `NULL`, `true`/`false`, a float with at most 6
+/// decimals and no trailing zeros (Python's `repr` when not finite or ≥ 1e15), else `str()`.
 pub(crate) fn cell(value: &Value) -> String {
     match value {
         Value::Null => "NULL".to_owned(),

@@ -1,4 +1,4 @@
-//! `vectors/samples/ledger_workflow_run.jsonl`: a workflow run's ledger (the workflow's events,
+//! `tests/vectors/ledger_workflow_run.jsonl`: a workflow run's ledger (the workflow's events,
 //! a pipeline task found already published, a `maintain` task the runner reports for), rebuilt
 //! with the emitter's context and tags.
 

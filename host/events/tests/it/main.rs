@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 use jiff::Timestamp;
 use ldp_events::Event;
 
-/// `tests/vectors` (byte copies of the reference's `vectors/samples/*.jsonl`, and
-/// `runs_mixed.jsonl`, made by the reference's emitter: see `tests/expected/generate.py`).
+/// `tests/vectors`: sample event files the Python tool wrote (byte copies), and
+/// `runs_mixed.jsonl`, made by its emitter (see `tests/expected/generate.py`).
 pub fn vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
 }

@@ -1,4 +1,4 @@
-//! `vectors/samples/events_staged_run.jsonl`: the five events of a staged run, rebuilt with the
+//! `tests/vectors/events_staged_run.jsonl`: the five events of a staged run, rebuilt with the
 //! emitter and the typed payloads.
 
 use std::collections::BTreeMap;

@@ -2,7 +2,8 @@
 //! quality verdicts to `_ldp.quality_results`) in the catalog of the run's Iceberg table, once
 //! when the run ends (every `batch_size` events before that), each append retried on a lost
 //! compare-and-swap. The tables are created on the first flush, partitioned by `day(ts)`, with
-//! the reference's properties.
+//! the Python tool's properties (`ldp.managed=true`, `ldp.system=events`, metadata files kept
+//! to 50: `ldp_events::system_tables::SYSTEM_TABLE_PROPERTIES`).
 
 use arrow_array::RecordBatch;
 use ldp_catalog::{Catalog, Mode};
@@ -64,8 +65,9 @@ impl IcebergEventSink {
 }
 
 /// Appends `batch` to the system table `namespace.name` (created on first use, partitioned by
-/// `day(ts)`, with the reference's properties) in the catalog of `target`, retried on a lost
-/// compare-and-swap. Used by the `iceberg` event sink and the MCP server's `_ldp.audit`.
+/// `day(ts)`, with [`ldp_events::system_tables::SYSTEM_TABLE_PROPERTIES`]) in the catalog of
+/// `target`, retried on a lost compare-and-swap. Used by the `iceberg` event sink and the MCP
+/// server's `_ldp.audit`.
 ///
 /// # Errors
 ///

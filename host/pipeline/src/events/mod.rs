@@ -1,9 +1,9 @@
-//! The run events of a pipeline run (§5 of the reference): a [`Recorder`] emits the
-//! reference's sequence (`run.started` → [`run.skipped_duplicate`] | [`run.extracted` →
-//! `quality.evaluated` → `run.published` | `run.blocked_quality` | `run.failed`] →
-//! `run.finished`) to the sinks of `metadata.observability`: `jsonl` and `openlineage`
-//! (built-in plugins, [`plugin_sink`]) and `iceberg` (the `_ldp` tables, [`iceberg_sink`]). A
-//! sink that fails is logged and dropped; it never fails the run.
+//! The run events of a pipeline run (`docs/exactly-once.md#run-events-and-ldp-runs`): a
+//! [`Recorder`] emits the sequence (`run.started` → [`run.skipped_duplicate`] |
+//! [`run.extracted` → `quality.evaluated` → `run.published` | `run.blocked_quality` |
+//! `run.failed`] → `run.finished`) to the sinks of `metadata.observability`: `jsonl` and
+//! `openlineage` (built-in plugins, [`plugin_sink`]) and `iceberg` (the `_ldp` tables,
+//! [`iceberg_sink`]). A sink that fails is logged and dropped; it never fails the run.
 
 mod http_lineage;
 pub(crate) mod iceberg_sink;

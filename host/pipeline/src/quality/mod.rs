@@ -1,4 +1,5 @@
-//! Quality gates (§3): the run's checks, run while the data streams in, and their report.
+//! Quality gates (`docs/quality.md`): the run's checks, run while the data streams in, and
+//! their report.
 
 mod gate;
 mod report;

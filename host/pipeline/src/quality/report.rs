@@ -1,4 +1,4 @@
-//! The quality report (§3): the text `ldp run` prints and the JSON `ldp run --json` includes.
+//! The quality report: the text `ldp run` prints and the JSON `ldp run --json` includes.
 
 use ldp_plugin_runtime::CheckResult;
 use serde::ser::{Serialize, SerializeStruct, Serializer};

@@ -1,6 +1,7 @@
 //! A key that is not on `main` is no proof that its window never ran: snapshot expiry may have
 //! removed the snapshot that carried it. A run that appends a window older than every window
-//! the table still holds a key for warns, as the reference does.
+//! the table still holds a key for warns that its key may have expired (as the Python tool
+//! does), and runs.
 
 use jiff::Timestamp;
 use ldp_table::Table;

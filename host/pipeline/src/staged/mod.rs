@@ -1,4 +1,4 @@
-//! The staged publish (§4.3 of the reference): a run with a window or an idempotency key
+//! The staged publish (`docs/exactly-once.md`): a run with a window or an idempotency key
 //! writes at most one effect per key to `main`, whoever runs it and however often.
 //!
 //! * [`Staging`]: who is writing under which key (run id, attempt, key, spec hash, window),
@@ -60,7 +60,8 @@ pub struct Staging {
     pub search_since_ms: i64,
 }
 
-/// Limits of the publish loop (the reference's policy).
+/// Limits of the publish loop; the default is the Python tool's policy: 6 cycles, waits from
+/// 0.2 s doubling up to 8 s, 300 s, 500 snapshots searched.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PublishPolicy {
     /// Publish cycles before giving up (a retryable conflict: run again as the next attempt).

@@ -1,5 +1,5 @@
-//! The names the staged publish gives to runs, branches and fence tags, as the reference
-//! writes them (§4.3), so a warehouse written by both tools reads the same:
+//! The names the staged publish gives to runs, branches and fence tags, as the Python tool
+//! writes them, so a warehouse written by both tools reads the same:
 //! `ldp_r<32 hex>_a<attempt>_<n>` for a staging branch, `ldp_r<32 hex>_a<attempt>_fenced` for
 //! the tag that fences an attempt.
 
@@ -64,7 +64,7 @@ mod tests {
 
     #[test]
     fn names_as_the_reference() {
-        // vectors/samples/ldp_run_window_published.json
+        // The branch the Python tool published this run id's window from.
         assert_eq!(
             branch_name("01a23725-6f95-73c9-8cfe-c24a42626895", 1, 0),
             "ldp_r01a237256f9573c98cfec24a42626895_a1_0"

@@ -1,4 +1,20 @@
-//! The publish loop of a staged run (§4.3 steps 0–6 of the reference).
+//! The publish loop of a staged run, the Python tool's protocol (`docs/exactly-once.md`), in
+//! the steps the functions below are numbered by:
+//!
+//! 0. Before the source is read, the key is looked for in `main`'s whole retained history;
+//!    found, the run is a `skipped_duplicate`.
+//! 1. Base: a table without a snapshot gets an empty `append` with `ldp.init=true`.
+//! 2. Fence: attempts 1..attempt−1 of the run are fenced in one commit (their branches removed,
+//!    a tag `ldp_r<hex>_a<k>_fenced` added).
+//! 3. The stage number: one past the highest `_<n>` of this attempt's branches.
+//! 4. Each cycle reloads the table and searches the key from `main`'s head back to the search
+//!    start (found: a duplicate); this attempt's fence tag fails the run; past
+//!    [`PublishPolicy`]'s cycles or deadline the run fails with a retryable conflict.
+//! 5. Stage: a branch `ldp_r<hex>_a<attempt>_<n>` at `main`'s head, and the write on it in one
+//!    commit.
+//! 6. Publish: one compare-and-swap moves `main` to the staged snapshot and removes the branch,
+//!    asserting `main`, the branch, the schema and the absence of the fence tag; a lost race
+//!    waits and goes back to 4, re-staging on the new head.
 
 use std::time::Instant;
 

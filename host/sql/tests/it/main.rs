@@ -207,7 +207,7 @@ fn partitioned(
     (dir, session)
 }
 
-/// Regression for issue 5's pruning: a filter on one day of a table partitioned by
+/// Regression for file pruning: a filter on one day of a table partitioned by
 /// `day(pickup_ts)` opens that day's file only; a filter on `ride_id` uses the files' bounds.
 #[test]
 fn a_scan_opens_only_the_files_its_filters_may_need() {

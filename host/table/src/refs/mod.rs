@@ -1,4 +1,4 @@
-//! Branches and tags: the staged publish (§4.3 of the reference) writes a run's snapshot to a
+//! Branches and tags: the staged publish (`docs/exactly-once.md`) writes a run's snapshot to a
 //! branch of its own, then moves `main` to it in one compare-and-swap; a new attempt of a run
 //! fences the older ones with a tag. One operation per file:
 //!

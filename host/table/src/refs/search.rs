@@ -36,9 +36,10 @@ pub enum SearchOutcome {
     },
 }
 
-/// Walks `main` from its head through its parents, newest first, as the reference's
-/// `find_commit` (bounded) and `find_published` (unbounded) do: a snapshot is checked for the
-/// key, then the walk stops when the snapshot is older than `since_ms` or is the root.
+/// Walks `main` from its head through its parents, newest first, as the Python tool searches
+/// for a key (bounded before a publish, unbounded before the source is read): a snapshot is
+/// checked for the key, then the walk stops when the snapshot is older than `since_ms` or is
+/// the root.
 pub fn find_keyed(table: &Table, search: &KeySearch<'_>) -> SearchOutcome {
     let metadata = table.metadata();
     let mut snapshot = metadata.current_snapshot();

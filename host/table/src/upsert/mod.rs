@@ -15,7 +15,7 @@
 //!    when rows were only added. The reference leaves a `delete` then an `append` snapshot, and
 //!    the first shows the table without the changed rows.
 //!
-//! On a table without rows an upsert is an append of the batch (§4.1). A commit that loses the
+//! On a table without rows an upsert is an append of the batch. A commit that loses the
 //! compare-and-swap to another writer is worked out again on the new head, so a concurrent
 //! append is never lost (the reference does not retry; on a local catalog the pipeline's lock
 //! keeps overwrites and upserts apart anyway).

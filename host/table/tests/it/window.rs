@@ -1,4 +1,4 @@
-//! Windows: the rows a `metadata.window.column` keeps (§7.1 of the reference), and the window
+//! Windows: the rows a `metadata.window.column` keeps (start ≤ value < end), and the window
 //! overwrite that deletes only them, copy-on-write, in one snapshot.
 
 use std::path::PathBuf;
@@ -92,7 +92,7 @@ fn a_timestamp_with_a_time_zone_compares_instants() {
     assert_eq!(kept_ids(&filter, &batch), [1, 2]);
 }
 
-/// The reference's example: the window 2026-08-02/2026-08-03 (UTC) in Europe/Paris runs from
+/// The Python tool's own example: the window 2026-08-02/2026-08-03 (UTC) in Europe/Paris runs from
 /// 02:00 local to 02:00 local, so a naive 00:30 on August 2nd is outside.
 #[test]
 fn a_naive_timestamp_is_local_wall_time_in_the_window_zone() {

@@ -11,7 +11,7 @@ fn catalog() -> Value {
     json!({"identifier": "demo", "warehouse_path": "warehouse"})
 }
 
-/// `rides.json`, the reference's `vectors/demo/demo_rides_config.json`: the rides CSV upserted
+/// `rides.json`, the config the Python tool's demo writes, value for value: the rides CSV upserted
 /// on `ride_id` into `demo.rides` through seven quality checks.
 pub fn rides() -> Value {
     json!({

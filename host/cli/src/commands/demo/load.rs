@@ -199,7 +199,8 @@ pub(super) fn upsert(d: &mut Demo<'_>) -> anyhow::Result<Vec<SummaryRow>> {
     )])
 }
 
-/// `batch` with every fare raised by [`FARE_RAISE`], rounded to cents as the reference rounds.
+/// `batch` with every fare raised by [`FARE_RAISE`], rounded to cents as Python's `round(x, 2)`
+/// does ([`ldp_demo::round2`]).
 fn raised_fares(batch: &RecordBatch) -> anyhow::Result<RecordBatch> {
     let at = batch.schema().index_of("fare")?;
     let fares: Float64Array = batch

@@ -1,4 +1,4 @@
-//! `ldp demo [--workdir DIR] [--rows N] [--seed S]`: the Python tool's demo (behaviour spec §10),
+//! `ldp demo [--workdir DIR] [--rows N] [--seed S]`: the Python tool's demo (`docs/demo.md`),
 //! run through ldp's real machinery, the way a user would run it.
 //!
 //! The rides come from [`ldp_demo`] (bit-exact with the reference's generator); every step runs

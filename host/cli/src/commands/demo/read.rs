@@ -15,7 +15,7 @@ use super::render::{money, row_count, table};
 use super::{Demo, SummaryRow, configs};
 use crate::output::cell::{Cell, cell};
 
-/// Step 6's query, the reference's.
+/// Step 6's query, the Python tool's with `GROUP BY ALL` written `GROUP BY 1, 2` for DataFusion.
 const REVENUE_SQL: &str = "SELECT CAST(pickup_ts AS DATE) AS day, city, count(*) AS rides, \
                            round(sum(fare), 2) AS revenue FROM rides GROUP BY 1, 2 ORDER BY day, city";
 

@@ -1,5 +1,5 @@
 //! How the demo prints: step headers underlined with dashes, tables in the common table format
-//! (columns two spaces apart, trailing spaces stripped), numbers as the reference writes them.
+//! (columns two spaces apart, trailing spaces stripped), money as Python's `f"{x:,.2f}"`.
 
 /// `text` and a line of dashes as long as it.
 pub fn underlined(text: &str) -> String {

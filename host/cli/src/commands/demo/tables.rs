@@ -17,7 +17,8 @@ use super::{Demo, SummaryRow, configs, workdir};
 const ONE_DAY_FILTER: &str =
     "pickup_ts >= '2024-01-03T00:00:00' and pickup_ts < '2024-01-04T00:00:00'";
 
-/// Rows of the bad batch, and what is wrong with them (§10 step 5).
+/// Rows of the bad batch of step 5 (`generate(20, seed + 2, 1011)`), and what is wrong with
+/// them.
 const BAD_ROWS: usize = 20;
 /// These rows lose their ride_id.
 const NULL_IDS: std::ops::Range<usize> = 0..3;

@@ -1,4 +1,4 @@
-//! The demo's folder (§10): created when missing; a folder that is not empty is used only when it
+//! The demo's folder: created when missing; a folder that is not empty is used only when it
 //! holds the marker `.ldp_demo`, and then only the demo's own entries are deleted and written
 //! again. Then the files of the first step: the rides as CSV and Parquet, the config, the marker.
 

@@ -1,10 +1,12 @@
-"""Writes bad_batch.csv: the reference demo's bad batch (§10 step 5 of the behaviour spec).
+"""Writes bad_batch.csv: the bad batch of step 5 of the Python tool's demo.
 
 generate_rides(20, seed=44, start_id=1011) with ride_id[0:3] = null, ride_id[3:6] = ride_id[6]
-(1017) and fare[7] = -12.5, in the demo's CSV shape. The generator is the spec's independent
-reimplementation (vectors/demo/demo_rng_reference.py), verified equal to the reference's.
+(1017) and fare[7] = -12.5, in the demo's CSV shape. The generator is imported from a module
+`demo_rng_reference` (`rides(rows, seed, start)`), an independent Python reimplementation of
+the demo's `generate_rides` (its draws are listed on `ldp_demo::rides`, host/demo/src/lib.rs);
+the argument is the folder that holds it:
 
-    python3 host/cli/tests/data/quality/make_bad_batch.py ../shared/reference/vectors/demo
+    python3 host/cli/tests/data/quality/make_bad_batch.py DIR_OF_demo_rng_reference
 """
 import pathlib
 import sys
