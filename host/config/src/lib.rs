@@ -137,6 +137,8 @@ pub use identity::target_identity;
 pub use json_schema::{kind_schema, parse_kind};
 pub use keys::{idempotency_key, replace_key};
 pub use kind::{KINDS, Kind, RESERVED_KINDS, kind_of};
+/// The built-in checks' parameters, as the config's [`Check::Builtin`] holds them.
+pub use ldp_check_params as check_params;
 pub use model::{
     API_VERSION, Block, Config, Credentials, Format, Metadata, Section, Sheet, WriteMode,
 };
@@ -152,7 +154,7 @@ pub use plan::{Plan, plan_document, plan_file};
 pub use plan_plugins::PlanPlugin;
 pub use plan_text::PlanText;
 pub use quality::{
-    CHECK_NAMES, Check, CheckSpec, OnFailure, Quality, RowCountEquals, SchemaColumns, TimeUnit,
+    CHECK_NAMES, Check, CheckParams, CheckSpec, OnFailure, Quality, RowCountEquals, TimeUnit,
     is_arrow_type, parse_check,
 };
 pub use repr::{py_float, repr, repr_list, repr_str, type_name};

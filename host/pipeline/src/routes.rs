@@ -1,11 +1,14 @@
-//! The source → target routes (`ldp pipelines`): the Python tool's eight, with its pipeline
-//! class names, then ldp's own (`docs/formats.md`), and which of them this build runs.
+//! The source → target routes (`ldp pipelines`): the config crate's table of the routes that
+//! exist (the Python tool's eight, with its pipeline class names, then ldp's own:
+//! `docs/formats.md`), and which of them this build runs, with what.
 
-use ldp_config::{Config, Format};
+use std::sync::LazyLock;
+
+use ldp_config::{Config, Format, PipelineRoute};
 
 use crate::error::{Error, Result};
 
-/// One route.
+/// One route, and the plugins that run it in this build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Route {
     /// Source format.
@@ -21,205 +24,62 @@ pub struct Route {
     pub plugin: Option<&'static str>,
 }
 
-/// Every route of the reference, sorted as it lists them, then the routes only ldp runs.
-pub const ROUTES: [Route; 25] = [
-    route(
-        Format::Csv,
-        Format::Iceberg,
-        None,
-        "CSVToIceberg",
-        Some("csv"),
-    ),
-    route(
-        Format::DuckDb,
-        Format::Iceberg,
-        None,
-        "DuckDBToIceberg",
-        Some("duckdb (host: libduckdb)"),
-    ),
-    route(
-        Format::Iceberg,
-        Format::Csv,
-        None,
-        "IcebergToCSV",
-        Some("host → csv-sink"),
-    ),
-    route(
-        Format::Iceberg,
-        Format::Parquet,
-        None,
-        "IcebergToParquet",
-        Some("host → parquet-sink"),
-    ),
-    route(
-        Format::Json,
-        Format::Csv,
-        Some("BIGQUERY"),
-        "BigQueryToCSV",
-        None,
-    ),
-    route(
-        Format::Parquet,
-        Format::Iceberg,
-        None,
-        "ParquetToIceberg",
-        Some("parquet"),
-    ),
-    route(
-        Format::Xlsx,
-        Format::Csv,
-        None,
-        "ExcelToCSV",
-        Some("xlsx → csv-sink"),
-    ),
-    route(
-        Format::Xlsx,
-        Format::Iceberg,
-        None,
-        "ExcelToIceberg",
-        Some("xlsx"),
-    ),
-    // ldp only: every file format into a table, tables into tables, files into files.
-    route(
-        Format::Json,
-        Format::Iceberg,
-        None,
-        "JSONToIceberg",
-        Some("json"),
-    ),
-    route(
-        Format::Iceberg,
-        Format::Iceberg,
-        None,
-        "IcebergToIceberg",
-        Some("host"),
-    ),
-    route(
-        Format::Csv,
-        Format::Parquet,
-        None,
-        "CSVToParquet",
-        Some("csv → parquet-sink"),
-    ),
-    route(
-        Format::Csv,
-        Format::Csv,
-        None,
-        "CSVToCSV",
-        Some("csv → csv-sink"),
-    ),
-    route(
-        Format::Json,
-        Format::Parquet,
-        None,
-        "JSONToParquet",
-        Some("json → parquet-sink"),
-    ),
-    route(
-        Format::Json,
-        Format::Csv,
-        None,
-        "JSONToCSV",
-        Some("json → csv-sink"),
-    ),
-    route(
-        Format::Parquet,
-        Format::Csv,
-        None,
-        "ParquetToCSV",
-        Some("parquet → csv-sink"),
-    ),
-    route(
-        Format::Parquet,
-        Format::Parquet,
-        None,
-        "ParquetToParquet",
-        Some("parquet → parquet-sink"),
-    ),
-    route(
-        Format::Xlsx,
-        Format::Parquet,
-        None,
-        "ExcelToParquet",
-        Some("xlsx → parquet-sink"),
-    ),
-    // ldp only: tables and files into newline-delimited JSON.
-    route(
-        Format::Iceberg,
-        Format::Json,
-        None,
-        "IcebergToJSON",
-        Some("host → json-sink"),
-    ),
-    route(
-        Format::Csv,
-        Format::Json,
-        None,
-        "CSVToJSON",
-        Some("csv → json-sink"),
-    ),
-    route(
-        Format::Json,
-        Format::Json,
-        None,
-        "JSONToJSON",
-        Some("json → json-sink"),
-    ),
-    route(
-        Format::Parquet,
-        Format::Json,
-        None,
-        "ParquetToJSON",
-        Some("parquet → json-sink"),
-    ),
-    route(
-        Format::Xlsx,
-        Format::Json,
-        None,
-        "ExcelToJSON",
-        Some("xlsx → json-sink"),
-    ),
-    route(
-        Format::DuckDb,
-        Format::Csv,
-        None,
-        "DuckDBToCSV",
-        Some("duckdb (host: libduckdb) → csv-sink"),
-    ),
-    route(
-        Format::DuckDb,
-        Format::Parquet,
-        None,
-        "DuckDBToParquet",
-        Some("duckdb (host: libduckdb) → parquet-sink"),
-    ),
-    route(
-        Format::DuckDb,
-        Format::Json,
-        None,
-        "DuckDBToJSON",
-        Some("duckdb (host: libduckdb) → json-sink"),
-    ),
+/// What runs each route, by pipeline class. Which routes exist is the config crate's table
+/// (`ldp_config::PIPELINE_ROUTES` and `LDP_ROUTES`, what `ldp plan` reports); a route missing
+/// here is listed as not available yet.
+const PLUGINS: [(&str, &str); 24] = [
+    ("CSVToIceberg", "csv"),
+    ("DuckDBToIceberg", "duckdb (host: libduckdb)"),
+    ("IcebergToCSV", "host → csv-sink"),
+    ("IcebergToParquet", "host → parquet-sink"),
+    ("ParquetToIceberg", "parquet"),
+    ("ExcelToCSV", "xlsx → csv-sink"),
+    ("ExcelToIceberg", "xlsx"),
+    ("JSONToIceberg", "json"),
+    ("IcebergToIceberg", "host"),
+    ("CSVToParquet", "csv → parquet-sink"),
+    ("CSVToCSV", "csv → csv-sink"),
+    ("JSONToParquet", "json → parquet-sink"),
+    ("JSONToCSV", "json → csv-sink"),
+    ("ParquetToCSV", "parquet → csv-sink"),
+    ("ParquetToParquet", "parquet → parquet-sink"),
+    ("ExcelToParquet", "xlsx → parquet-sink"),
+    ("IcebergToJSON", "host → json-sink"),
+    ("CSVToJSON", "csv → json-sink"),
+    ("JSONToJSON", "json → json-sink"),
+    ("ParquetToJSON", "parquet → json-sink"),
+    ("ExcelToJSON", "xlsx → json-sink"),
+    ("DuckDBToCSV", "duckdb (host: libduckdb) → csv-sink"),
+    ("DuckDBToParquet", "duckdb (host: libduckdb) → parquet-sink"),
+    ("DuckDBToJSON", "duckdb (host: libduckdb) → json-sink"),
 ];
 
-/// How many of [`ROUTES`] are the reference's (the others are ldp's own).
-pub const REFERENCE_ROUTES: usize = 8;
+/// Every route, in the config crate's order: the reference's as it lists them, then the
+/// routes only ldp runs; each with the plugins that run it.
+pub static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
+    ldp_config::PIPELINE_ROUTES
+        .iter()
+        .chain(ldp_config::LDP_ROUTES.iter())
+        .map(with_plugin)
+        .collect()
+});
 
-const fn route(
-    source: Format,
-    target: Format,
-    engine: Option<&'static str>,
-    pipeline: &'static str,
-    plugin: Option<&'static str>,
-) -> Route {
+/// A route of the config crate's table, with what runs it.
+fn with_plugin(route: &PipelineRoute) -> Route {
     Route {
-        source,
-        target,
-        engine,
-        pipeline,
-        plugin,
+        source: route.source,
+        target: route.target,
+        engine: route.engine,
+        pipeline: route.pipeline,
+        plugin: PLUGINS
+            .iter()
+            .find(|(pipeline, _)| *pipeline == route.pipeline)
+            .map(|(_, plugin)| *plugin),
     }
 }
+
+/// How many of [`ROUTES`] are the reference's (the others are ldp's own).
+pub const REFERENCE_ROUTES: usize = ldp_config::PIPELINE_ROUTES.len();
 
 /// The route of a config.
 ///
@@ -231,18 +91,10 @@ pub fn check(config: &Config) -> Result<Route> {
     let (source, target) = (config.source(), config.target());
     let engine = source.engine.as_deref().filter(|e| *e == "BIGQUERY");
     // The config crate's table (the one `ldp plan` reports) decides whether a route exists,
-    // with the reference's message; this one says which plugins run it.
+    // with the reference's message; `PLUGINS` says what runs it.
     let known = ldp_config::find_route(source.format, target.format, engine)
         .map_err(|message| Error::Unsupported { message })?;
-    let Some(found) = ROUTES.iter().find(|r| r.pipeline == known.pipeline) else {
-        return Err(Error::Unsupported {
-            message: format!(
-                "the route {} ({}) is not available in this ldp yet",
-                known.label(),
-                known.pipeline
-            ),
-        });
-    };
+    let found = with_plugin(known);
     if found.plugin.is_none() {
         return Err(Error::Unsupported {
             message: format!(
@@ -253,27 +105,28 @@ pub fn check(config: &Config) -> Result<Route> {
             ),
         });
     }
-    Ok(*found)
+    Ok(found)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The two tables (the config crate's, which `ldp plan` reports, and this one, which names
-    /// the plugins) list the same routes, the reference's first, in the same order.
+    /// Every plugin entry names a route of the config crate's table, once; only the BigQuery
+    /// route has none.
     #[test]
-    fn the_route_tables_agree() {
-        let config: Vec<_> = ldp_config::PIPELINE_ROUTES
+    fn plugins_name_known_routes() {
+        for (pipeline, _) in PLUGINS {
+            let listed = ROUTES.iter().filter(|r| r.pipeline == pipeline).count();
+            assert_eq!(listed, 1, "{pipeline}");
+        }
+        let missing: Vec<&str> = ROUTES
             .iter()
-            .chain(ldp_config::LDP_ROUTES.iter())
-            .map(|r| (r.source, r.target, r.engine, r.pipeline))
+            .filter(|r| r.plugin.is_none())
+            .map(|r| r.pipeline)
             .collect();
-        let ours: Vec<_> = ROUTES
-            .iter()
-            .map(|r| (r.source, r.target, r.engine, r.pipeline))
-            .collect();
-        assert_eq!(config, ours);
-        assert_eq!(ldp_config::PIPELINE_ROUTES.len(), REFERENCE_ROUTES);
+        assert_eq!(missing, ["BigQueryToCSV"]);
+        assert_eq!(ROUTES[..REFERENCE_ROUTES].len(), 8);
+        assert_eq!(ROUTES[0].pipeline, "CSVToIceberg");
     }
 }

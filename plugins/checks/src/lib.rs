@@ -5,9 +5,10 @@
 //! The host runs one instance per run with every built-in check of the config, so each batch
 //! crosses the sandbox boundary once however many checks look at it. The plugin's config is
 //! `{"checks": [ITEM, ...]}` where each item is the check's object exactly as the dataset config
-//! writes it (`{"check": "range", "column": "fare", "min": 0, "name"?: ...}`); the host has
-//! validated the items with the reference's messages before, the plugin still refuses an invalid
-//! one with a config error. Verdicts come back in the order of the items.
+//! writes it (`{"check": "range", "column": "fare", "min": 0, "name"?: ...}`). Items are read by
+//! `ldp_check_params`, the rule the host validates configs with, so `ldp plan` has refused what
+//! the plugin would; an invalid item is still a config error here. Verdicts come back in the
+//! order of the items.
 //!
 //! Each check keeps only the state its meaning needs across batches (see each rule's docs):
 //! counts for most, the set of keys for `unique`, the values per group for the temporal checks
@@ -20,7 +21,7 @@
 //! - [`coerce`]: config values cast to a column's type;
 //! - [`keyset`]: the keys `unique` counts; [`extremes`]: the min and max `range` reports;
 //! - [`rule`]: the [`Rule`](rule::Rule) trait every check implements, and its verdict;
-//! - [`rules`]: one module per check, and [`rules::build`] that reads a config item.
+//! - [`rules`]: one module per check, and [`rules::build`] that turns a config item into its rule.
 
 pub mod arrow_value;
 pub mod coerce;

@@ -4,8 +4,10 @@
 //! messages, run events, window errors) and the built-in plugins (the checks' verdicts), so
 //! all of them print a value and a type the same way.
 
+#[cfg(feature = "arrow")]
 mod arrow_type;
 
+#[cfg(feature = "arrow")]
 pub use arrow_type::pyarrow_type_name;
 
 /// Python `repr()` of a float: the shortest text that reads back to the same value, positional

@@ -1,11 +1,12 @@
-//! Quality gates end to end: the demo's seven checks pass on a clean batch
-//! and block its bad batch (exit 3, the three messages, no snapshot, no file left); `warn`
-//! writes anyway; `--json` carries the report; a check plugin file joins the report.
+//! Quality gates end to end: the demo's seven checks pass on a clean batch and block
+//! its bad batch (exit 3, the three messages, no snapshot, no file left); `warn` writes anyway;
+//! `--json` carries the report; a check plugin file joins the report; `ldp plan` and `ldp run`
+//! accept and refuse the same check parameters.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use super::{ldp, rides, stderr, stdout};
+use super::{ldp, rides, rides_workdir, stderr, stdout};
 
 /// The demo's checks (its `rides.json`, `tests/data/upsert/demo_rides.json`), on an append
 /// target.
@@ -263,4 +264,76 @@ fn a_check_plugin_that_traps_fails_the_run_and_leaves_nothing() {
         stderr(&out)
     );
     assert!(!work.path("warehouse/demo/rides").exists());
+}
+
+/// A config of the example rides into a JSON file, with one check item written as `item`;
+/// `warn` so that a run whose checks fail still exits 0.
+fn one_check(item: &str) -> String {
+    format!(
+        r#"{{"apiVersion": "ldp/v1", "identifier": "rides", "metadata": {{
+  "source": {{"name": "rides", "format": "CSV", "path": "data/rides.csv"}},
+  "target": {{"name": "out", "format": "JSON", "path": "out/rides.jsonl"}},
+  "quality": {{"on_failure": "warn", "checks": [{item}]}}}}}}"#
+    )
+}
+
+/// `ldp plan` and `ldp run` on `rides.json` of `dir`: (exit code, stderr) of each.
+fn plan_and_run(dir: &Path) -> [(Option<i32>, String); 2] {
+    let config = dir.join("rides.json").display().to_string();
+    ["plan", "run"].map(|command| {
+        let out = ldp(&[command, &config]);
+        (out.status.code(), stderr(&out))
+    })
+}
+
+/// Every case of `tests/checks/params.json` (the table the config crate and the checks plugin
+/// are tested against): both commands accept the item (the run writes, its verdicts whatever
+/// they are), or both refuse it, `ldp plan` with `metadata.quality.checks[0]: check ` and
+/// `ldp run` with `quality check #1 ` before the same message.
+#[test]
+fn plan_and_run_accept_and_refuse_the_same_check_parameters() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/checks/params.json");
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let cases = table["cases"].as_array().unwrap();
+    assert!(cases.len() >= 50, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in cases {
+        let item = case["item"].to_string();
+        let dir = rides_workdir(&one_check(&item));
+        let [(plan_code, plan_err), (run_code, run_err)] = plan_and_run(dir.path());
+        let agree = match case["error"].as_str() {
+            None => plan_code == Some(0) && run_code == Some(0),
+            Some(tail) => {
+                plan_code == Some(1)
+                    && run_code == Some(1)
+                    && plan_err.contains(&format!("metadata.quality.checks[0]: check {tail}\n"))
+                    && run_err.contains(&format!("quality check #1 {tail}\n"))
+            }
+        };
+        if !agree {
+            failures.push(format!(
+                "{item}: expected {}\n  plan: {plan_code:?} {plan_err}\n  run: {run_code:?} {run_err}",
+                case["error"]
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    // A NaN bound, which the reference refuses as a value, is not JSON: both refuse the file.
+    let dir = rides_workdir(&one_check(
+        r#"{"check": "range", "column": "fare", "min": NaN}"#,
+    ));
+    let [(plan_code, plan_err), (run_code, run_err)] = plan_and_run(dir.path());
+    assert_eq!(
+        (plan_code, run_code),
+        (Some(1), Some(1)),
+        "{plan_err}\n{run_err}"
+    );
+    for err in [&plan_err, &run_err] {
+        assert!(
+            err.contains("rides.json is not valid JSON: expected value: line 4 column"),
+            "{err}"
+        );
+    }
 }

@@ -3,34 +3,24 @@
 //!
 //! Each check is `{"check": <name>, ...params, "name"?: <display name>}`; [`parse_check`] reads
 //! one with the reference's messages for unknown checks, unknown and missing parameters and
-//! invalid values.
+//! invalid values. The built-in checks' rules live in `ldp_check_params`, which the checks plugin
+//! applies too, so `ldp plan` refuses exactly the items `ldp run` refuses.
 
 mod checks;
-mod params;
-mod types;
 
-pub use checks::{Check, CheckSpec, RowCountEquals, SchemaColumns, TimeUnit, parse_check};
-pub use types::is_arrow_type;
+pub use checks::{Check, CheckSpec, parse_check};
+pub use ldp_check_params::{CHECK_NAMES, CheckParams, RowCountEquals, TimeUnit};
 
 use serde_json::Value;
 
 use crate::problems::{Mode, Problems};
 use crate::repr::repr;
 
-/// The check names, sorted (as messages list them).
-pub const CHECK_NAMES: [&str; 11] = [
-    "accepted_values",
-    "freshness",
-    "max_gap",
-    "max_skew",
-    "monotonic",
-    "not_null",
-    "range",
-    "rate_below",
-    "row_count",
-    "schema",
-    "unique",
-];
+/// Whether a text names an Arrow type the `schema` check understands (`int64`,
+/// `timestamp[us, tz=UTC]`, `decimal(10, 2)`...).
+pub fn is_arrow_type(text: &str) -> bool {
+    ldp_check_params::ArrowType::parse(text).is_ok()
+}
 
 /// What a failed check does to the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -52,3 +52,49 @@ fn every_case() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The parameter table `../../tests/checks/params.json`, which the checks plugin is tested
+/// against too: validation (`ldp plan`) and the loader (`ldp run`) accept each item the table
+/// accepts, and refuse each other with the table's message after their own subject.
+#[test]
+fn check_parameter_table() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/checks/params.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let table: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let cases = table["cases"].as_array().expect("a list of cases");
+    assert!(cases.len() >= 50, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in cases {
+        let config = serde_json::json!({
+            "identifier": "rides",
+            "metadata": {
+                "source": {"name": "rides", "format": "CSV", "path": "data/rides.csv"},
+                "target": {"name": "rides", "format": "JSON", "path": "out/rides.jsonl"},
+                "quality": [case["item"]]
+            }
+        });
+        let tail = case["error"].as_str();
+        let plan: Vec<String> = tail
+            .map(|tail| format!("metadata.quality.checks[0]: check {tail}"))
+            .into_iter()
+            .collect();
+        let problems = validate(&config).problems;
+        if problems != plan {
+            failures.push(format!(
+                "{}: plan\n  expected {plan:?}\n  got {problems:?}",
+                case["item"]
+            ));
+        }
+        let run = load(&config).err().map(|error| error.to_string());
+        let expected = tail.map(|tail| format!("quality check #1 {tail}"));
+        if run != expected {
+            failures.push(format!(
+                "{}: run\n  expected {expected:?}\n  got {run:?}",
+                case["item"]
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

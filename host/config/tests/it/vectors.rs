@@ -1,8 +1,8 @@
 //! The Python tool's own sample configs and their plans (`tests/vectors`).
 
 use ldp_config::{
-    CatalogType, Check, Format, Kind, OnFailure, RowCountEquals, ScheduleFrom, Transform,
-    WindowSize, WriteMode, load, plan_config, validate,
+    CatalogType, Check, CheckParams, Format, Kind, OnFailure, RowCountEquals, ScheduleFrom,
+    Transform, WindowSize, WriteMode, check_params, load, plan_config, validate,
 };
 use serde_json::Value;
 
@@ -140,20 +140,20 @@ fn v3_model() {
     );
     let placeholders = ldp_config::find_placeholders(config.source().path.as_deref().unwrap_or(""));
     assert_eq!(placeholders[0].format.as_deref(), Some("%Y-%m-%d"));
-    assert!(matches!(
+    assert_eq!(
         config.metadata.quality.checks[1].check,
-        Check::RowCount {
+        Check::Builtin(CheckParams::RowCount(check_params::RowCount {
             min: Some(1),
             max: None,
             equals: None
-        }
-    ));
+        }))
+    );
     assert!(!matches!(
         config.metadata.quality.checks[1].check,
-        Check::RowCount {
+        Check::Builtin(CheckParams::RowCount(check_params::RowCount {
             equals: Some(RowCountEquals::Source),
             ..
-        }
+        }))
     ));
 }
 

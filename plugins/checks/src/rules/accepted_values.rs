@@ -6,7 +6,6 @@
 //!
 //! Kept across batches: the row, null and invalid counts and up to five offending values.
 
-use super::params::{self as p, required};
 use super::value_set::{Accepted, accepted, string_offenders};
 use super::{column_index, metrics_text, not_evaluated};
 use crate::arrow_value::{Kind, Values, null_count, nulls};
@@ -14,61 +13,11 @@ use crate::py::{Py, fmt_list, from_json, rows};
 use crate::rule::Rule;
 use arrow_array::Array;
 use arrow_array::cast::AsArray;
+use ldp_check_params::AcceptedValues as Params;
 use ldp_plugin_sdk::prelude::*;
 use serde_json::{Map, Value};
 
 const SAMPLE_SIZE: usize = 5;
-
-/// The parameters of `accepted_values`.
-#[derive(Clone, Debug)]
-pub struct Params {
-    /// The column.
-    pub column: String,
-    /// The accepted values, as written.
-    pub values: Vec<Value>,
-}
-
-impl Params {
-    /// Reads and validates the parameters.
-    ///
-    /// # Errors
-    ///
-    /// The reference's reason (`values must list at least one accepted value`...).
-    pub fn parse(params: &p::Params) -> Result<Params, String> {
-        let column = p::column(required(params, "column"))?;
-        let value = required(params, "values");
-        let Some(values) = value.as_array() else {
-            return Err(format!(
-                "values must be a list of accepted values, e.g. ['NYC', 'BKK'], got {}",
-                crate::py::json_repr(value)
-            ));
-        };
-        if values.is_empty() {
-            return Err("values must list at least one accepted value".to_owned());
-        }
-        let family = |value: &Value| match value {
-            Value::Null => None,
-            Value::Bool(_) => Some(0),
-            Value::Number(_) => Some(1),
-            Value::String(_) => Some(2),
-            Value::Array(_) => Some(3),
-            Value::Object(_) => Some(4),
-        };
-        let mut families = values.iter().filter_map(family);
-        if let Some(first) = families.next()
-            && families.any(|other| other != first)
-        {
-            return Err(format!(
-                "values must all have the same type, got {}",
-                crate::py::json_repr(value)
-            ));
-        }
-        Ok(Params {
-            column,
-            values: values.clone(),
-        })
-    }
-}
 
 /// The rule.
 pub struct AcceptedValues {

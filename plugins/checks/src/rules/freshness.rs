@@ -5,89 +5,17 @@
 //!
 //! Kept across batches: the row and null counts and the newest raw value.
 
-use super::params::{self as p, param, required};
 use super::{column_index, metrics_text};
 use crate::arrow_value::{Ints, ints, null_count, nulls, to_us};
-use crate::py::{float_repr, json_repr};
 use crate::rule::Rule;
 use crate::time::{self, US_PER_DAY};
 use crate::types::type_name;
 use arrow_schema::DataType;
+use ldp_check_params::Freshness as Params;
 use ldp_plugin_sdk::prelude::*;
 use serde_json::{Map, Number, Value};
 
 const US_PER_HOUR: f64 = 3_600_000_000.0;
-
-/// The parameters of `freshness`.
-#[derive(Clone, Debug)]
-pub struct Params {
-    /// The column.
-    pub column: String,
-    /// The limit, as a number.
-    pub max_age_hours: f64,
-    /// The limit as written in the config (`48`, `48.0`), as JSON.
-    pub max_age_hours_json: Number,
-    /// The reference time, when given.
-    pub now: Option<time::DateTime>,
-}
-
-impl Params {
-    /// Reads and validates the parameters.
-    ///
-    /// # Errors
-    ///
-    /// The reference's reason (`max_age_hours must be a positive number, got 0`...).
-    pub fn parse(params: &p::Params) -> Result<Params, String> {
-        let column = p::column(required(params, "column"))?;
-        let value = required(params, "max_age_hours");
-        let Value::Number(number) = value else {
-            return Err(format!(
-                "max_age_hours must be a number, got {}",
-                json_repr(value)
-            ));
-        };
-        let hours = number.as_f64().unwrap_or(f64::NAN);
-        if !hours.is_finite() || hours <= 0.0 {
-            return Err(format!(
-                "max_age_hours must be a positive number, got {}",
-                json_repr(value)
-            ));
-        }
-        let now = match param(params, "now") {
-            None => None,
-            Some(Value::String(text)) => Some(time::parse_datetime(text).map_err(|_| {
-                format!(
-                    "now must be an ISO-8601 datetime, got {}",
-                    json_repr(&Value::String(text.clone()))
-                )
-            })?),
-            Some(other) => {
-                return Err(format!(
-                    "now must be a datetime, an ISO-8601 string or None, got {}",
-                    json_repr(other)
-                ));
-            }
-        };
-        Ok(Params {
-            column,
-            max_age_hours: hours,
-            max_age_hours_json: number.clone(),
-            now,
-        })
-    }
-
-    /// `str()` of the limit as written: `48`, `48.0`.
-    fn limit_text(&self) -> String {
-        match (
-            self.max_age_hours_json.as_i64(),
-            self.max_age_hours_json.as_u64(),
-        ) {
-            (Some(i), _) => i.to_string(),
-            (None, Some(u)) => u.to_string(),
-            _ => float_repr(self.max_age_hours),
-        }
-    }
-}
 
 /// The rule.
 pub struct Freshness {
@@ -168,7 +96,7 @@ impl Rule for Freshness {
         metrics.insert("null_count".into(), self.nulls.into());
         metrics.insert(
             "max_age_hours".into(),
-            Value::Number(self.params.max_age_hours_json.clone()),
+            Value::Number(self.params.max_age_hours.json.clone()),
         );
         metrics.insert("column_type".into(), type_name(&self.data_type).into());
         let fail = |details: String, metrics: Map<String, Value>| CheckResult {
@@ -218,7 +146,7 @@ impl Rule for Freshness {
             "age_hours".into(),
             Number::from_f64(rounded).map_or(Value::Null, Value::Number),
         );
-        let passed = age_hours <= self.params.max_age_hours;
+        let passed = age_hours <= self.params.max_age_hours.value;
         let age_text = if age_hours < 0.0 {
             format!("{:.1}h in the future", -age_hours)
         } else {
@@ -229,7 +157,7 @@ impl Rule for Freshness {
             details: format!(
                 "newest {column} ({}) is {age_text}, {limit} the {}h limit",
                 latest.as_deref().unwrap_or("None"),
-                self.params.limit_text()
+                self.params.max_age_hours.text()
             ),
             name: self.name,
             passed,

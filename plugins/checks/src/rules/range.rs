@@ -6,7 +6,6 @@
 //! Kept across batches: the row, null, below-min, above-max, NaN and failing counts, and the
 //! smallest and largest value ([`Extremes`]).
 
-use super::params::{self as p, param, required};
 use super::{column_index, metrics_text};
 use crate::arrow_value::{Kind, Values, null_count, nulls};
 use crate::extremes::Extremes;
@@ -15,75 +14,21 @@ use crate::rule::Rule;
 use crate::types::type_name;
 use crate::{coerce, time};
 use arrow_schema::{DataType, TimeUnit};
+use ldp_check_params::Range as Params;
 use ldp_plugin_sdk::prelude::*;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
-/// The parameters of `range`.
-#[derive(Clone, Debug)]
-pub struct Params {
-    /// The column.
-    pub column: String,
-    /// The smallest allowed value, as written.
-    pub min: Option<Value>,
-    /// The largest allowed value, as written.
-    pub max: Option<Value>,
-}
-
-impl Params {
-    /// Reads and validates the parameters.
-    ///
-    /// # Errors
-    ///
-    /// The reference's reason (`range needs at least one of min or max`...).
-    pub fn parse(params: &p::Params) -> Result<Params, String> {
-        let column = p::column(required(params, "column"))?;
-        let (min, max) = (param(params, "min"), param(params, "max"));
-        if min.is_none() && max.is_none() {
-            return Err("range needs at least one of min or max".to_owned());
+/// The constraint as the reference prints it: `fare >= 0`, `0 <= fare <= 100`.
+fn constraint(params: &Params) -> String {
+    let shown = |v: &Value| fmt_value(&from_json(v));
+    match (&params.min, &params.max) {
+        (Some(low), Some(high)) => {
+            format!("{} <= {} <= {}", shown(low), params.column, shown(high))
         }
-        for (label, bound) in [("min", min), ("max", max)] {
-            if let Some(bound @ (Value::Bool(_) | Value::Array(_) | Value::Object(_))) = bound {
-                return Err(format!(
-                    "{label} must be a number, a date or a string, got {}",
-                    json_repr(bound)
-                ));
-            }
-        }
-        if let (Some(low), Some(high)) = (min, max) {
-            let inverted = match (low, high) {
-                (Value::Number(a), Value::Number(b)) => {
-                    a.as_f64().zip(b.as_f64()).is_some_and(|(a, b)| a > b)
-                }
-                (Value::String(a), Value::String(b)) => a > b,
-                _ => false,
-            };
-            if inverted {
-                return Err(format!(
-                    "min ({}) is greater than max ({})",
-                    json_repr(low),
-                    json_repr(high)
-                ));
-            }
-        }
-        Ok(Params {
-            column,
-            min: min.cloned(),
-            max: max.cloned(),
-        })
-    }
-
-    /// The constraint as the reference prints it: `fare >= 0`, `0 <= fare <= 100`.
-    fn constraint(&self) -> String {
-        let shown = |v: &Value| fmt_value(&from_json(v));
-        match (&self.min, &self.max) {
-            (Some(low), Some(high)) => {
-                format!("{} <= {} <= {}", shown(low), self.column, shown(high))
-            }
-            (Some(low), None) => format!("{} >= {}", self.column, shown(low)),
-            (None, Some(high)) => format!("{} <= {}", self.column, shown(high)),
-            (None, None) => self.column.clone(),
-        }
+        (Some(low), None) => format!("{} >= {}", params.column, shown(low)),
+        (None, Some(high)) => format!("{} <= {}", params.column, shown(high)),
+        (None, None) => params.column.clone(),
     }
 }
 
@@ -414,7 +359,7 @@ impl Rule for Range {
                         "cannot compare {} ({}) with the bounds of {}: {reason}",
                         self.params.column,
                         type_name(&self.data_type),
-                        self.params.constraint()
+                        constraint(&self.params)
                     ),
                     name: self.name,
                     passed: false,
@@ -438,7 +383,7 @@ impl Rule for Range {
         metrics.insert("observed_min".into(), min.to_json());
         metrics.insert("observed_max".into(), max.to_json());
         metrics.insert("null_count".into(), self.nulls.into());
-        let constraint = self.params.constraint();
+        let constraint = constraint(&self.params);
         if self.failing == 0 {
             let mut details = format!("every non-null value satisfies {constraint}");
             if self.nulls > 0 {

@@ -4,67 +4,10 @@
 //! Kept across batches: the row count.
 
 use super::metrics_text;
-use super::params::{self as p, param};
 use crate::rule::Rule;
+use ldp_check_params::{RowCount as Params, RowCountEquals as Equals};
 use ldp_plugin_sdk::prelude::*;
 use serde_json::{Map, Value};
-
-/// `equals`: a number, or `"source"`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Equals {
-    /// An exact row count.
-    Rows(u64),
-    /// The run's source row count.
-    Source,
-}
-
-/// The parameters of `row_count`.
-#[derive(Clone, Debug)]
-pub struct Params {
-    /// The fewest rows allowed.
-    pub min: Option<u64>,
-    /// The most rows allowed.
-    pub max: Option<u64>,
-    /// An exact row count.
-    pub equals: Option<Equals>,
-}
-
-impl Params {
-    /// Reads and validates the parameters.
-    ///
-    /// # Errors
-    ///
-    /// The reference's reason (`row_count needs at least one of min, max or equals`...).
-    pub fn parse(params: &p::Params) -> Result<Params, String> {
-        let (min, max, equals) = (
-            param(params, "min"),
-            param(params, "max"),
-            param(params, "equals"),
-        );
-        if min.is_none() && max.is_none() && equals.is_none() {
-            return Err("row_count needs at least one of min, max or equals".to_owned());
-        }
-        let min = min.map(|value| p::count("min", value)).transpose()?;
-        let max = max.map(|value| p::count("max", value)).transpose()?;
-        if let (Some(low), Some(high)) = (min, max)
-            && low > high
-        {
-            return Err(format!("min ({low}) is greater than max ({high})"));
-        }
-        let equals = match equals {
-            None => None,
-            Some(Value::String(text)) if text == "source" => Some(Equals::Source),
-            Some(value @ Value::String(_)) => {
-                return Err(format!(
-                    "equals must be a non-negative integer or 'source', got {}",
-                    crate::py::json_repr(value)
-                ));
-            }
-            Some(value) => Some(Equals::Rows(p::count("equals", value)?)),
-        };
-        Ok(Params { min, max, equals })
-    }
-}
 
 /// The rule: counts rows.
 pub struct RowCount {

@@ -6,52 +6,13 @@
 //! batches: the row count.
 
 use super::metrics_text;
-use super::params::{self as p, required};
-use crate::py::{fmt_names, json_repr};
+use crate::py::fmt_names;
 use crate::rule::Rule;
-use crate::types::{parse_type, type_name};
+use crate::types::{data_type, type_name};
 use arrow_schema::DataType;
+use ldp_check_params::Schema as Params;
 use ldp_plugin_sdk::prelude::*;
 use serde_json::{Map, Value};
-
-/// The parameters of `schema`: each column with its expected type, if any.
-#[derive(Clone, Debug)]
-pub struct Params {
-    /// The columns in order, with the type each must have (`None`: any type).
-    pub columns: Vec<(String, Option<DataType>)>,
-}
-
-impl Params {
-    /// Reads and validates the parameters.
-    ///
-    /// # Errors
-    ///
-    /// The reference's reason (`unknown pyarrow type 'int65'; ...`).
-    pub fn parse(params: &p::Params) -> Result<Params, String> {
-        let value = required(params, "columns");
-        let Some(map) = value.as_object() else {
-            let names = p::columns(value)?;
-            return Ok(Params {
-                columns: names.into_iter().map(|n| (n, None)).collect(),
-            });
-        };
-        if map.is_empty() {
-            return Err("columns must name at least one column".to_owned());
-        }
-        let mut columns = Vec::with_capacity(map.len());
-        for (name, spec) in map {
-            let name = p::column(&Value::from(name.as_str()))?;
-            let Some(text) = spec.as_str() else {
-                return Err(format!(
-                    "a column type must be a pyarrow type string such as 'int64', got {}",
-                    json_repr(spec)
-                ));
-            };
-            columns.push((name, Some(parse_type(text)?)));
-        }
-        Ok(Params { columns })
-    }
-}
 
 /// The rule: the verdict, decided from the schema, and the row count.
 pub struct Schema {
@@ -66,24 +27,27 @@ pub struct Schema {
 
 impl Schema {
     /// The rule for batches of `input`.
-    pub fn new(name: String, params: Params, input: &SchemaRef) -> Schema {
+    pub fn new(name: String, params: &Params, input: &SchemaRef) -> Schema {
+        let columns: Vec<(String, Option<DataType>)> = params
+            .columns
+            .iter()
+            .map(|(column, expected)| (column.clone(), expected.as_ref().map(data_type)))
+            .collect();
         let fields = input.fields();
         let count = |column: &str| fields.iter().filter(|f| f.name() == column).count();
-        let missing: Vec<String> = params
-            .columns
+        let missing: Vec<String> = columns
             .iter()
             .filter(|(c, _)| count(c) == 0)
             .map(|(c, _)| c.clone())
             .collect();
-        let ambiguous: Vec<String> = params
-            .columns
+        let ambiguous: Vec<String> = columns
             .iter()
             .filter(|(c, _)| count(c) > 1)
             .map(|(c, _)| c.clone())
             .collect();
         let mut mismatches = Map::new();
         let mut problems_of_types = Vec::new();
-        for (column, expected) in &params.columns {
+        for (column, expected) in &columns {
             let Some(expected) = expected else { continue };
             if missing.contains(column) {
                 continue;
@@ -104,10 +68,10 @@ impl Schema {
             item.insert("actual".into(), actual.into());
             mismatches.insert(column.clone(), Value::Object(item));
         }
-        let names: Vec<String> = params.columns.iter().map(|(c, _)| c.clone()).collect();
+        let names: Vec<String> = columns.iter().map(|(c, _)| c.clone()).collect();
         let passed = missing.is_empty() && mismatches.is_empty() && ambiguous.is_empty();
         let details = if passed {
-            let typed = if params.columns.iter().any(|(_, t)| t.is_some()) {
+            let typed = if columns.iter().any(|(_, t)| t.is_some()) {
                 " with the expected types"
             } else {
                 ""

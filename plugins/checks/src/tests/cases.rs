@@ -207,3 +207,46 @@ fn check_cases() {
         failures.join("\n")
     );
 }
+
+/// The parameter table `tests/checks/params.json`, which `ldp plan` must agree with (see the
+/// config crate's test of the same table): the plugin builds each accepted item for the
+/// columns of `examples/data/rides.csv`, and refuses each other with `quality check #1 ` and the
+/// message the table gives.
+#[test]
+fn parameter_table() {
+    let path = cases_dir().join("params.json");
+    let table: Value = serde_json::from_str(
+        &std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let fields: Vec<Field> = [
+        ("ride_id", "int64"),
+        ("pickup_ts", "timestamp[us]"),
+        ("city", "string"),
+        ("distance_km", "double"),
+        ("fare", "double"),
+    ]
+    .iter()
+    .map(|(name, spec)| Field::new(*name, parse_type(spec).expect("a type"), true))
+    .collect();
+    let schema: SchemaRef = Arc::new(Schema::new(fields));
+    let cases = table["cases"].as_array().expect("a list of cases");
+    assert!(cases.len() >= 50, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in cases {
+        let config = serde_json::json!({"checks": [case["item"]]});
+        let got = Checks::new(&config.to_string(), &schema)
+            .err()
+            .map(|e| e.to_string());
+        let want = case["error"]
+            .as_str()
+            .map(|tail| format!("quality check #1 {tail}"));
+        if got != want {
+            failures.push(format!(
+                "{}\n  expected {want:?}\n  got      {got:?}",
+                case["item"]
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

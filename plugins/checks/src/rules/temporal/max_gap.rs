@@ -14,38 +14,31 @@ use super::time::{
     Count, EvalError, Unit, count, kind, limit_in, number_text, over, subtract, to_ms,
 };
 use super::value::{Reader, Store, equatable, jsonable, sort_rows};
-use super::{Params, by, groups, index, metrics_text, required, within};
+use super::{groups, index, metrics_text, within};
 use crate::py::{Py, float_repr, fmt_value, rows};
 use crate::rule::Rule;
 use crate::types::type_name;
+use ldp_check_params::MaxGap as Params;
 
 const SAMPLE_SIZE: usize = 5;
 
-/// Reads a `max_gap` item into its rule (the failed rule of a missing column when one is).
-pub(super) fn build(
-    params: &Params<'_>,
-    name: Option<String>,
-    input: &SchemaRef,
-) -> Result<Box<dyn Rule>, PluginError> {
-    let column = params.column("column")?;
-    let (max_ms, max_ms_value) = params.number("max_ms", |x| x > 0.0, "a positive number")?;
-    let group_by = params.columns("group_by")?;
-    let unit = params.unit()?;
-    let name = name.unwrap_or_else(|| format!("max_gap({column}{})", by(&group_by)));
-    let mut needed: Vec<&String> = vec![&column];
-    needed.extend(&group_by);
-    if let Err(rule) = required(&name, &needed, input) {
-        return Ok(rule);
-    }
+/// The rule of a `max_gap` check named `name`, whose columns are in `input`.
+pub(crate) fn build(params: Params, name: String, input: &SchemaRef) -> Box<dyn Rule> {
+    let Params {
+        column,
+        max_ms,
+        group_by,
+        unit,
+    } = params;
     let value = index(input, &column);
     let data_type = input.field(value).data_type().clone();
-    let unit = Unit::of(&data_type, unit);
-    Ok(Box::new(MaxGap {
+    let unit = Unit::of(&data_type, Unit::from_param(unit));
+    Box::new(MaxGap {
         name,
         problem: kind(&data_type).err().map(|m| format!("max_gap {m}")),
         column,
-        limit: limit_in(max_ms, unit),
-        max_ms_value,
+        limit: limit_in(max_ms.value, unit),
+        max_ms_value: Value::Number(max_ms.json),
         unit,
         value,
         data_type,
@@ -55,7 +48,7 @@ pub(super) fn build(
         group: Vec::new(),
         row: Vec::new(),
         values: Store::default(),
-    }))
+    })
 }
 
 struct MaxGap {

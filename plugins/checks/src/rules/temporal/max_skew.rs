@@ -12,30 +12,26 @@ use super::time::{
     Count, EvalError, PairwiseSum, Unit, count, kind, limit_in, number_text, over, to_ms,
 };
 use super::value::Reader;
-use super::{Params, index, metrics_text, required};
+use super::{index, metrics_text};
 use crate::py::{Py, float_repr, rows};
 use crate::rule::Rule;
 use crate::types::type_name;
+use ldp_check_params::MaxSkew as Params;
 
 const SAMPLE_SIZE: usize = 5;
 
 /// The largest integer pyarrow casts to float64 without refusing it.
 const EXACT: i64 = 1 << 53;
 
-/// Reads a `max_skew` item into its rule (the failed rule of a missing column when one is).
-pub(super) fn build(
-    params: &Params<'_>,
-    name: Option<String>,
-    input: &SchemaRef,
-) -> Result<Box<dyn Rule>, PluginError> {
-    let column_a = params.column("column_a")?;
-    let column_b = params.column("column_b")?;
-    let (max_ms, max_ms_value) = params.number("max_ms", |x| x >= 0.0, "a non-negative number")?;
-    let unit = params.unit()?;
-    let name = name.unwrap_or_else(|| format!("max_skew({column_a}, {column_b})"));
-    if let Err(rule) = required(&name, &[&column_a, &column_b], input) {
-        return Ok(rule);
-    }
+/// The rule of a `max_skew` check named `name`, whose columns are in `input`.
+pub(crate) fn build(params: Params, name: String, input: &SchemaRef) -> Box<dyn Rule> {
+    let Params {
+        column_a,
+        column_b,
+        max_ms,
+        unit,
+    } = params;
+    let unit = Unit::from_param(unit);
     let (a, b) = (index(input, &column_a), index(input, &column_b));
     let (type_a, type_b) = (
         input.field(a).data_type().clone(),
@@ -54,11 +50,11 @@ pub(super) fn build(
     let (unit_a, unit_b) = (Unit::of(&type_a, unit), Unit::of(&type_b, unit));
     let unit = unit_a.min(unit_b);
     let floats = is_float(&type_a) || is_float(&type_b);
-    Ok(Box::new(MaxSkew {
+    Box::new(MaxSkew {
         name,
         pair: format!("|{column_a} - {column_b}|"),
-        max_ms_value,
-        limit: limit_in(max_ms, unit),
+        max_ms_value: Value::Number(max_ms.json),
+        limit: limit_in(max_ms.value, unit),
         column_types: [type_name(&type_a), type_name(&type_b)],
         problem,
         columns: [a, b],
@@ -72,7 +68,7 @@ pub(super) fn build(
         sum: PairwiseSum::default(),
         samples: Vec::new(),
         errors: Default::default(),
-    }))
+    })
 }
 
 fn is_float(data_type: &DataType) -> bool {

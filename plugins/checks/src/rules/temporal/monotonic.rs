@@ -15,30 +15,22 @@ use serde_json::{Map, Value, json};
 use super::keys::{Equality, Groups};
 use super::time::EvalError;
 use super::value::{Raw, Reader, Store, Val, comparable, equatable, jsonable, sort_rows};
-use super::{Params, by, groups, index, metrics_text, present, required, within};
+use super::{groups, index, metrics_text, present, within};
 use crate::py::{Py, fmt_value, rows};
 use crate::rule::Rule;
+use ldp_check_params::Monotonic as Params;
 
 /// How many violations a failed verdict shows.
 const SAMPLE_SIZE: usize = 5;
 
-/// Reads a `monotonic` item into its rule (the failed rule of a missing column when one is).
-pub(super) fn build(
-    params: &Params<'_>,
-    name: Option<String>,
-    input: &SchemaRef,
-) -> Result<Box<dyn Rule>, PluginError> {
-    let column = params.column("column")?;
-    let group_by = params.columns("group_by")?;
-    let strict = params.flag("strict")?;
-    let order_by = params.optional_column("order_by")?;
-    let name = name.unwrap_or_else(|| format!("monotonic({column}{})", by(&group_by)));
-    let mut needed: Vec<&String> = vec![&column];
-    needed.extend(&group_by);
-    needed.extend(&order_by);
-    if let Err(rule) = required(&name, &needed, input) {
-        return Ok(rule);
-    }
+/// The rule of a `monotonic` check named `name`, whose columns are in `input`.
+pub(crate) fn build(params: Params, name: String, input: &SchemaRef) -> Box<dyn Rule> {
+    let Params {
+        column,
+        group_by,
+        strict,
+        order_by,
+    } = params;
     let value = index(input, &column);
     let order = order_by.as_ref().map(|o| index(input, o));
     let mut rule = Monotonic {
@@ -70,7 +62,7 @@ pub(super) fn build(
             value: Store::default(),
         };
     }
-    Ok(Box::new(rule))
+    Box::new(rule)
 }
 
 struct Monotonic {

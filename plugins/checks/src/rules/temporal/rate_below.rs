@@ -13,44 +13,30 @@ use ldp_plugin_sdk::prelude::*;
 use serde_json::{Map, Value, json};
 
 use super::keys::{Equality, Groups};
-use super::time::{EvalError, number_text, percent, py_round};
+use super::time::{EvalError, percent, py_round};
 use super::value::{Raw, Reader};
-use super::{Params, by, groups, index, metrics_text, required};
+use super::{groups, index, metrics_text};
 use crate::py::fmt_value;
 use crate::rule::Rule;
 use crate::types::type_name;
+use ldp_check_params::RateBelow as Params;
 
 const SAMPLE_SIZE: usize = 5;
 
-/// Reads a `rate_below` item into its rule (the failed rule of a missing column when one is).
-pub(super) fn build(
-    params: &Params<'_>,
-    name: Option<String>,
-    input: &SchemaRef,
-) -> Result<Box<dyn Rule>, PluginError> {
-    let column = params.column("predicate_column")?;
-    let (max_rate, max_rate_value) =
-        params.number("max_rate", |x| x >= 0.0, "a non-negative number")?;
-    if max_rate > 1.0 {
-        return Err(super::invalid(format!(
-            "max_rate must be between 0 and 1, got {}",
-            number_text(&max_rate_value)
-        )));
-    }
-    let group_by = params.columns("group_by")?;
-    let name = name.unwrap_or_else(|| format!("rate_below({column}{})", by(&group_by)));
-    let mut needed: Vec<&String> = vec![&column];
-    needed.extend(&group_by);
-    if let Err(rule) = required(&name, &needed, input) {
-        return Ok(rule);
-    }
+/// The rule of a `rate_below` check named `name`, whose columns are in `input`.
+pub(crate) fn build(params: Params, name: String, input: &SchemaRef) -> Box<dyn Rule> {
+    let Params {
+        predicate_column: column,
+        max_rate,
+        group_by,
+    } = params;
     let predicate = index(input, &column);
     let data_type = input.field(predicate).data_type().clone();
-    Ok(Box::new(RateBelow {
+    Box::new(RateBelow {
         name,
         column,
-        max_rate,
-        max_rate_value,
+        max_rate: max_rate.value,
+        max_rate_value: Value::Number(max_rate.json),
         predicate,
         boolean: data_type == DataType::Boolean,
         data_type,
@@ -60,7 +46,7 @@ pub(super) fn build(
         nulls: 0,
         trues: 0,
         counts: Vec::new(),
-    }))
+    })
 }
 
 struct RateBelow {

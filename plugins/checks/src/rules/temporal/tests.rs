@@ -13,7 +13,7 @@ use arrow_schema::{Field, Schema};
 use ldp_plugin_sdk::prelude::*;
 use serde_json::{Value, json};
 
-use super::build;
+use crate::rules::build;
 
 /// Runs the check `item` over `columns`, cut into batches of `rows` rows.
 fn run(item: Value, columns: Vec<(&str, ArrayRef)>, rows: usize) -> (CheckResult, Value) {
@@ -24,10 +24,7 @@ fn run(item: Value, columns: Vec<(&str, ArrayRef)>, rows: usize) -> (CheckResult
     let schema: SchemaRef = Arc::new(Schema::new(fields));
     let arrays: Vec<ArrayRef> = columns.into_iter().map(|(_, array)| array).collect();
     let batch = RecordBatch::try_new(schema.clone(), arrays).expect("a valid batch");
-    let map = item.as_object().expect("an object").clone();
-    let check = map["check"].as_str().expect("a check name").to_owned();
-    let name = map.get("name").and_then(Value::as_str).map(str::to_owned);
-    let mut rule = build(&check, &map, name, &schema).expect("a valid check");
+    let mut rule = build(0, &item, &schema).expect("a valid check");
     let mut offset = 0;
     while offset < batch.num_rows() {
         let length = rows.min(batch.num_rows() - offset);
@@ -281,11 +278,7 @@ fn bad_parameters_are_config_errors() {
             "max_rate must be between 0 and 1, got 1.5",
         ),
     ] {
-        let map = item.as_object().expect("an object").clone();
-        let check = map["check"].as_str().expect("a name").to_owned();
-        let error = build(&check, &map, None, &schema)
-            .err()
-            .expect("a config error");
+        let error = build(0, &item, &schema).err().expect("a config error");
         assert!(
             format!("{error:?}").contains(message),
             "{error:?} should say {message}"

@@ -54,14 +54,13 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// A config's `unit` (`s`, `ms`, `us`, `ns`).
-    pub fn parse(text: &str) -> Option<Unit> {
-        match text {
-            "s" => Some(Unit::S),
-            "ms" => Some(Unit::Ms),
-            "us" => Some(Unit::Us),
-            "ns" => Some(Unit::Ns),
-            _ => None,
+    /// A check's `unit`.
+    pub fn from_param(unit: ldp_check_params::TimeUnit) -> Unit {
+        match unit {
+            ldp_check_params::TimeUnit::S => Unit::S,
+            ldp_check_params::TimeUnit::Ms => Unit::Ms,
+            ldp_check_params::TimeUnit::Us => Unit::Us,
+            ldp_check_params::TimeUnit::Ns => Unit::Ns,
         }
     }
 
