@@ -1,31 +1,8 @@
 //! Python `repr()` and `type(x).__name__` of JSON values, for messages that must read exactly
 //! like the reference's (strings in single quotes, lists as `['a', 'b']`, `None`, `True`).
 
-pub use ldp_pyrepr::{py_float, repr_str};
-use serde_json::{Number, Value};
-
-/// Python `repr()` of a JSON value: `'text'`, `1`, `2.0`, `1e-05`, `True`, `None`, `['a', 1]`,
-/// `{'k': 'v'}` (object keys in document order).
-pub fn repr(value: &Value) -> String {
-    match value {
-        Value::Null => "None".to_owned(),
-        Value::Bool(true) => "True".to_owned(),
-        Value::Bool(false) => "False".to_owned(),
-        Value::Number(number) => repr_number(number),
-        Value::String(text) => repr_str(text),
-        Value::Array(items) => {
-            let inner: Vec<String> = items.iter().map(repr).collect();
-            format!("[{}]", inner.join(", "))
-        }
-        Value::Object(map) => {
-            let inner: Vec<String> = map
-                .iter()
-                .map(|(key, item)| format!("{}: {}", repr_str(key), repr(item)))
-                .collect();
-            format!("{{{}}}", inner.join(", "))
-        }
-    }
-}
+pub use ldp_pyrepr::{py_float, repr_json as repr, repr_str};
+use serde_json::Value;
 
 /// Python `str()` of a JSON value: a string as it is, anything else as [`repr`].
 pub fn py_str(value: &Value) -> String {
@@ -53,16 +30,6 @@ pub fn type_name(value: &Value) -> &'static str {
         Value::Array(_) => "list",
         Value::Object(_) => "dict",
     }
-}
-
-fn repr_number(number: &Number) -> String {
-    if let Some(int) = number.as_i64() {
-        return int.to_string();
-    }
-    if let Some(int) = number.as_u64() {
-        return int.to_string();
-    }
-    py_float(number.as_f64().unwrap_or(f64::NAN))
 }
 
 #[cfg(test)]

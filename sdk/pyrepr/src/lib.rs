@@ -6,9 +6,13 @@
 
 #[cfg(feature = "arrow")]
 mod arrow_type;
+#[cfg(feature = "json")]
+mod json;
 
 #[cfg(feature = "arrow")]
 pub use arrow_type::pyarrow_type_name;
+#[cfg(feature = "json")]
+pub use json::{repr_json, repr_number};
 
 /// Python `repr()` of a float: the shortest text that reads back to the same value, positional
 /// for exponents from -4 to 15 (`2.0`, `0.0001`), scientific otherwise (`1e-05`, `1e+16`).
