@@ -1,5 +1,5 @@
 //! Running the windows of a range, for `ldp backfill` and `ldp schedule tick`: each
-//! window's state is decided before anything runs ([`ldp_pipeline::backfill::backfill_states`]);
+//! window's state is decided before anything runs ([`crate::window_state::backfill_states`]);
 //! the windows that are not `published` run one after another, in the order given, each as a
 //! workflow run; a finished backfill run again does nothing, and one that stopped resumes where
 //! it stopped, because the windows that are done are `published` by then.
@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use crate::window_state::WindowState;
 use ldp_config::Workflow;
 use ldp_config::format_instant;
 use ldp_config::scheduling::{read_windows, trace_runs};
-use ldp_pipeline::backfill::WindowState;
 use serde_json::{Map, Value, json};
 
 use crate::result::{WorkflowResult, round3};

@@ -8,6 +8,10 @@
 //!   published run oldest first; a finished backfill run again does nothing.
 //! * [`tick`]: `ldp schedule tick`: the due windows of every scheduled workflow under a folder,
 //!   under a lock, continuing a failed window as the next attempt of its run.
+//! * [`window_state`]: what each window of a backfill is before anything runs (`published`,
+//!   `partial`, `missing`, `failed`, `blocked`), what `ldp backfill --dry-run` prints.
+//! * [`schedule_list`]: what `ldp schedule list` shows: the scheduled files under a folder and,
+//!   for each, its next fire, last window, due and missed windows.
 //! * [`Ledger`]: `<workflow folder>/.ldp/events.jsonl`, where every event of every run goes.
 //!
 //! The task kinds are in [`task`]: `pipeline` (a dataset config for the window), `sql` (a SQL
@@ -19,8 +23,10 @@ mod error;
 mod ledger;
 mod result;
 mod runner;
+pub mod schedule_list;
 mod task;
 pub mod tick;
+pub mod window_state;
 
 pub use error::{Error, ErrorKind, Result};
 pub use ledger::Ledger;

@@ -9,11 +9,11 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::schedule_list::{Scheduled, discover};
+use crate::window_state::backfill_states;
 use jiff::Timestamp;
 use ldp_config::format_instant;
 use ldp_config::scheduling::WorkflowSchedule;
-use ldp_pipeline::backfill::backfill_states;
-use ldp_pipeline::schedule_list::{Scheduled, discover};
 use serde_json::{Value, json};
 
 use crate::backfill::{WindowRun, WindowsOptions, outcome_counts, run_windows, status_of};

@@ -28,7 +28,6 @@
 //!   private folder the source plugin reads, or uploads a target's staged file once the run
 //!   passed its checks ([`ldp_storage`]); plugins never reach the network.
 
-pub mod backfill;
 mod error;
 mod events;
 mod file_target;
@@ -41,7 +40,6 @@ pub mod quality;
 mod report;
 pub mod routes;
 mod run;
-pub mod schedule_list;
 mod source;
 pub mod staged;
 mod target;

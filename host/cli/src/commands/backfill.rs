@@ -12,7 +12,7 @@ use ldp_config::scheduling::BackfillRange;
 use ldp_orchestrate::backfill::{
     WindowRun, WindowsOptions, outcome_counts, run_windows, seconds_since, status_of,
 };
-use ldp_pipeline::backfill::{WindowState, backfill_states, state_counts};
+use ldp_orchestrate::window_state::{WindowState, backfill_states, state_counts};
 use ldp_plugin_runtime::Runtime;
 use serde_json::{Map, Value, json};
 

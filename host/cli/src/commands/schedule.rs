@@ -1,6 +1,6 @@
 //! `ldp schedule list DIR [--now TIME] [--max-windows N] [--json]`: every scheduled
 //! workflow and dataset config under a folder, as the reference prints it (the listing itself
-//! is `ldp_pipeline::schedule_list`); `ldp schedule tick DIR` runs what is due
+//! is `ldp_orchestrate::schedule_list`); `ldp schedule tick DIR` runs what is due
 //! (`ldp_orchestrate::tick`), `ldp schedule run DIR` ticks on time in the foreground, and
 //! `ldp schedule install --print cron|launchd|systemd DIR` prints the recipe that ticks.
 
@@ -16,7 +16,7 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use ldp_config::format_instant;
 use ldp_config::scheduling::parse_now;
-use ldp_pipeline::schedule_list::{Listing, ScheduleEntry, list_scheduled, local_iso};
+use ldp_orchestrate::schedule_list::{Listing, ScheduleEntry, list_scheduled, local_iso};
 
 use crate::args::{ScheduleInstallArgs, ScheduleListArgs, ScheduleRunArgs, ScheduleTickArgs};
 

@@ -23,8 +23,8 @@ use ldp_config::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::backfill::backfill_states;
-use crate::error::Error;
+use crate::window_state::backfill_states;
+use ldp_pipeline::Error;
 
 /// Folders that discovery does not enter (besides those whose name starts with a dot).
 pub const SKIPPED_FOLDERS: [&str; 5] = [

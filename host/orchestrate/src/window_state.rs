@@ -23,8 +23,8 @@ use ldp_config::workflow::TaskKind;
 use ldp_config::{Window, Workflow, plan_loaded_workflow};
 use ldp_table::Table;
 
-use crate::error::Result;
-use crate::target::{TargetTable, open_config};
+use ldp_pipeline::Result;
+use ldp_pipeline::{TargetTable, open_config};
 
 /// The states of a window, in the order of the backfill's `states` counts.
 pub const WINDOW_STATES: [&str; 5] = ["published", "partial", "missing", "failed", "blocked"];
