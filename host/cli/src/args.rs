@@ -397,7 +397,7 @@ pub struct ScheduleTickArgs {
     pub now: Option<String>,
     /// The most windows that are not done one workflow runs in one tick (the rest wait for the
     /// next tick).
-    #[arg(long, value_name = "N", default_value_t = ldp_config::scheduling::DEFAULT_MAX_WINDOWS)]
+    #[arg(long, value_name = "N", default_value_t = ldp_orchestrate::scheduling::DEFAULT_MAX_WINDOWS)]
     pub max_windows: usize,
     /// Tasks of a workflow that may run at once [default: the number of cores].
     #[arg(long, value_name = "N")]
@@ -417,7 +417,7 @@ pub struct ScheduleRunArgs {
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
     pub every_minutes: u64,
     /// The most windows that are not done one workflow runs in one tick.
-    #[arg(long, value_name = "N", default_value_t = ldp_config::scheduling::DEFAULT_MAX_WINDOWS)]
+    #[arg(long, value_name = "N", default_value_t = ldp_orchestrate::scheduling::DEFAULT_MAX_WINDOWS)]
     pub max_windows: usize,
     /// Tasks of a workflow that may run at once [default: the number of cores].
     #[arg(long, value_name = "N")]
@@ -452,7 +452,7 @@ pub struct ScheduleListArgs {
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,
     /// The most missed windows a workflow lists.
-    #[arg(long, value_name = "N", default_value_t = ldp_config::scheduling::DEFAULT_MAX_WINDOWS)]
+    #[arg(long, value_name = "N", default_value_t = ldp_orchestrate::scheduling::DEFAULT_MAX_WINDOWS)]
     pub max_windows: usize,
     /// Print the listing as JSON.
     #[arg(long)]
@@ -473,7 +473,7 @@ pub struct BackfillArgs {
     #[arg(long, value_name = "END")]
     pub to: Option<String>,
     /// The most windows the range may hold.
-    #[arg(long, value_name = "N", default_value_t = ldp_config::scheduling::DEFAULT_MAX_WINDOWS)]
+    #[arg(long, value_name = "N", default_value_t = ldp_orchestrate::scheduling::DEFAULT_MAX_WINDOWS)]
     pub max_windows: usize,
     /// Run the windows newest first.
     #[arg(long)]

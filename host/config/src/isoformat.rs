@@ -10,7 +10,7 @@ use jiff::civil::{Date, DateTime, ISOWeekDate, Time, Weekday};
 
 /// A parsed ISO-8601 date or datetime.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct IsoDateTime {
+pub struct IsoDateTime {
     /// The civil date and time, at microsecond precision.
     pub datetime: DateTime,
     /// The UTC offset in microseconds, when the text has one (`None`: naive).
@@ -18,7 +18,7 @@ pub(crate) struct IsoDateTime {
 }
 
 /// Parses like Python 3.11's `datetime.fromisoformat`; `None` where it raises `ValueError`.
-pub(crate) fn fromisoformat(text: &str) -> Option<IsoDateTime> {
+pub fn fromisoformat(text: &str) -> Option<IsoDateTime> {
     if text.chars().count() < 7 {
         return None;
     }

@@ -80,15 +80,7 @@
 //! assert_eq!(replace.len(), 64);
 //! ```
 //!
-//! ## Schedules, backfill ranges and the ledger
-//!
-//! [`scheduling`] evaluates a workflow's cron expression in its time zone
-//! ([`scheduling::CronClock`], clock changes by `docs/reference/schedules.md`), gives the window
-//! each fire owns and the windows due at a time ([`scheduling::WorkflowSchedule`]), lays out a
-//! backfill's `--from/--to` range ([`scheduling::BackfillRange`]) and reads the workflow ledger
-//! ([`scheduling::read_windows`], [`scheduling::trace_runs`]). Nothing there runs a pipeline.
-//!
-//! The crate does no other I/O than reading config files (and a workflow's ledger) and, for a
+//! The crate does no other I/O than reading config files and, for a
 //! plan, checking whether source files exist: no catalog is opened and no data file is read.
 
 mod block;
@@ -125,7 +117,6 @@ mod validate;
 mod window;
 
 pub mod paths;
-pub mod scheduling;
 pub mod secrets;
 pub mod workflow;
 
@@ -134,6 +125,7 @@ pub use canonical::{canonical_json, canonical_sha256, python_json_pretty, sha256
 pub use catalog::{CATALOG_TYPES, CatalogSpec, CatalogType};
 pub use error::ConfigError;
 pub use identity::target_identity;
+pub use isoformat::{IsoDateTime, fromisoformat};
 pub use json_schema::{kind_schema, parse_kind};
 pub use keys::{idempotency_key, replace_key};
 pub use kind::{KINDS, Kind, RESERVED_KINDS, kind_of};
@@ -153,6 +145,7 @@ pub use placeholders::{
 pub use plan::{Plan, plan_document, plan_file};
 pub use plan_plugins::PlanPlugin;
 pub use plan_text::PlanText;
+pub use python::py_strip;
 pub use quality::{
     CHECK_NAMES, Check, CheckParams, CheckSpec, OnFailure, Quality, RowCountEquals, TimeUnit,
     is_arrow_type, parse_check,

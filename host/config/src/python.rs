@@ -10,7 +10,7 @@ pub(crate) fn is_py_space(c: char) -> bool {
 }
 
 /// Python's `str.strip()` with no argument.
-pub(crate) fn py_strip(text: &str) -> &str {
+pub fn py_strip(text: &str) -> &str {
     text.trim_matches(is_py_space)
 }
 

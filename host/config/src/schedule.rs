@@ -51,7 +51,7 @@ pub struct Schedule {
 
 /// A parsed 5-field cron expression (cronsim's semantics: when both day of month and day of
 /// week are restricted, i.e. neither starts with `*`, either matches; otherwise both must).
-/// [`crate::scheduling::CronClock`] evaluates it in a time zone.
+/// `ldp_orchestrate::scheduling::CronClock` evaluates it in a time zone.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cron {
     /// The expression, blanks collapsed.

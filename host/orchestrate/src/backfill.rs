@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use crate::scheduling::{read_windows, trace_runs};
 use crate::window_state::WindowState;
 use ldp_config::Workflow;
 use ldp_config::format_instant;
-use ldp_config::scheduling::{read_windows, trace_runs};
 use serde_json::{Map, Value, json};
 
 use crate::result::{WorkflowResult, round3};

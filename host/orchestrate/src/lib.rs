@@ -12,6 +12,9 @@
 //!   `partial`, `missing`, `failed`, `blocked`), what `ldp backfill --dry-run` prints.
 //! * [`schedule_list`]: what `ldp schedule list` shows: the scheduled files under a folder and,
 //!   for each, its next fire, last window, due and missed windows.
+//! * [`scheduling`]: when a workflow's cron fires in its time zone, the window each fire owns,
+//!   the windows due at a time, a backfill's range and what the ledger says of each window, as
+//!   pure functions; and the recipes `ldp schedule install` prints.
 //! * [`Ledger`]: `<workflow folder>/.ldp/events.jsonl`, where every event of every run goes.
 //!
 //! The task kinds are in [`task`]: `pipeline` (a dataset config for the window), `sql` (a SQL
@@ -24,6 +27,7 @@ mod ledger;
 mod result;
 mod runner;
 pub mod schedule_list;
+pub mod scheduling;
 mod task;
 pub mod tick;
 pub mod window_state;

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant};
 
-use ldp_config::scheduling::Continuation;
+use crate::scheduling::Continuation;
 use ldp_config::workflow::{Task, TaskPlan, plan_loaded_workflow};
 use ldp_config::{Window, Workflow};
 use ldp_events::RunEvents;

@@ -14,9 +14,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::scheduling::{WorkflowSchedule, boundary_text, parse_boundary, read_windows};
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
-use ldp_config::scheduling::{WorkflowSchedule, boundary_text, parse_boundary, read_windows};
 use ldp_config::{
     ConfigError, Kind, ScheduleFrom, Window, Workflow, alias_for_when, format_instant, kind_of,
     parse_schedule, read_workflow,

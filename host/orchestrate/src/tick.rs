@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::schedule_list::{Scheduled, discover};
+use crate::scheduling::WorkflowSchedule;
 use crate::window_state::backfill_states;
 use jiff::Timestamp;
 use ldp_config::format_instant;
-use ldp_config::scheduling::WorkflowSchedule;
 use serde_json::{Value, json};
 
 use crate::backfill::{WindowRun, WindowsOptions, outcome_counts, run_windows, status_of};

@@ -16,9 +16,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use crate::scheduling::{WindowRecord, read_windows};
 use jiff::Timestamp;
 use ldp_catalog::{Catalog, Mode};
-use ldp_config::scheduling::{WindowRecord, read_windows};
 use ldp_config::workflow::TaskKind;
 use ldp_config::{Window, Workflow, plan_loaded_workflow};
 use ldp_table::Table;
@@ -41,7 +41,7 @@ pub struct WindowState {
 }
 
 /// The states of `windows` (a backfill range's windows, e.g.
-/// [`BackfillRange::ordered`](ldp_config::scheduling::BackfillRange::ordered)), in their order;
+/// [`BackfillRange::ordered`](crate::scheduling::BackfillRange::ordered)), in their order;
 /// with `replace`, of the replace keys (a window replaced under the same spec is `published`).
 ///
 /// # Errors

@@ -8,10 +8,10 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use ldp_config::format_instant;
-use ldp_config::scheduling::BackfillRange;
 use ldp_orchestrate::backfill::{
     WindowRun, WindowsOptions, outcome_counts, run_windows, seconds_since, status_of,
 };
+use ldp_orchestrate::scheduling::BackfillRange;
 use ldp_orchestrate::window_state::{WindowState, backfill_states, state_counts};
 use ldp_plugin_runtime::Runtime;
 use serde_json::{Map, Value, json};

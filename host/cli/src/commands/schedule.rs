@@ -15,8 +15,8 @@ use ldp_plugin_runtime::Runtime;
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use ldp_config::format_instant;
-use ldp_config::scheduling::parse_now;
 use ldp_orchestrate::schedule_list::{Listing, ScheduleEntry, list_scheduled, local_iso};
+use ldp_orchestrate::scheduling::parse_now;
 
 use crate::args::{ScheduleInstallArgs, ScheduleListArgs, ScheduleRunArgs, ScheduleTickArgs};
 
@@ -287,7 +287,7 @@ pub fn run_loop(
 
 /// Prints the recipe.
 pub fn install(args: &ScheduleInstallArgs) -> anyhow::Result<u8> {
-    use ldp_config::scheduling::{RecipeKind, recipe};
+    use ldp_orchestrate::scheduling::{RecipeKind, recipe};
     let kind: RecipeKind = args.recipe.parse()?;
     let directory = absolute(&args.directory)?;
     let ldp = match &args.ldp {

@@ -11,7 +11,7 @@ use super::{stderr, stdout};
 const PUBLISHED: &str = "2026-08-01T22:00:00Z/2026-08-02T22:00:00Z";
 const NOW: &str = "2026-08-05T00:10:00Z";
 /// The fields of an entry, in the Python tool's order
-/// (`host/config/tests/data/scheduling/schedule_list.json`).
+/// (`host/orchestrate/tests/data/scheduling/schedule_list.json`).
 const ENTRY_FIELDS: [&str; 17] = [
     "file",
     "workflow",

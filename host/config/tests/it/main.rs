@@ -5,7 +5,6 @@ mod cases;
 mod exactly_once;
 mod files;
 mod paths;
-mod scheduling;
 mod vectors;
 mod workflow;
 

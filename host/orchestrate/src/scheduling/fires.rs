@@ -29,7 +29,7 @@ use jiff::civil::{Date, DateTime, Time};
 use jiff::tz::{AmbiguousOffset, TimeZone};
 use jiff::{SignedDuration, ToSpan};
 
-use crate::schedule::Cron;
+use ldp_config::Cron;
 
 /// How many local days a search for a fire goes through before it gives up: 50 years.
 pub const SEARCH_DAYS: u32 = 50 * 366;

@@ -9,8 +9,8 @@ use jiff::civil::{Date, Time};
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
 
-use crate::run_window::Window;
-use crate::window::WindowSize;
+use ldp_config::Window;
+use ldp_config::WindowSize;
 
 /// How long a window of a fixed size is: an hour or 15 minutes; `None` for a day, which is
 /// counted in the local calendar.

@@ -18,10 +18,10 @@ use jiff::Timestamp;
 use super::fires::{CronClock, MINUTE, whole_minute};
 use super::grid::{floor_boundary, window_ending_at};
 use super::range::parse_boundary;
-use crate::error::ConfigError;
-use crate::run_window::{Window, format_instant};
-use crate::window::WindowSize;
-use crate::workflow::Workflow;
+use ldp_config::ConfigError;
+use ldp_config::WindowSize;
+use ldp_config::Workflow;
+use ldp_config::{Window, format_instant};
 
 /// The most windows a catch-up or a listing goes through.
 pub const MAX_ENUMERATED: usize = 100_000;

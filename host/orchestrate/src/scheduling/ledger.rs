@@ -1,5 +1,5 @@
 //! Reading a workflow's ledger: `<workflow folder>/.ldp/events.jsonl`
-//! ([`crate::workflow::Workflow::ledger_path`]), the JSONL events of every run.
+//! ([`ldp_config::Workflow::ledger_path`]), the JSONL events of every run.
 //!
 //! * [`read_windows`]: per window (the `workflow.started` window pair of UTC-Z strings, for
 //!   events whose payload `workflow` is this workflow), the last run id (the last
@@ -21,8 +21,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::repr::repr;
-use crate::workflow::TASK_OK;
+use ldp_config::repr;
+use ldp_config::workflow::TASK_OK;
 
 /// A window as `workflow.started` wrote it: start and end, UTC-Z strings.
 pub type LedgerWindow = (String, String);

@@ -3,7 +3,7 @@
 //! at a time, how a backfill's range is laid out, and what the ledger says about each window.
 //! Nothing here runs a pipeline or takes a lock; `ldp schedule` and `ldp backfill` do.
 //!
-//! * [`CronClock`] ([`fires`]): the fires of a [`Cron`](crate::Cron) in a time
+//! * [`CronClock`] ([`fires`]): the fires of a [`Cron`](ldp_config::Cron) in a time
 //!   zone, clock changes included (a skipped fixed time fires right after the gap, a repeated
 //!   one once; intervals fire in both passes): `docs/reference/schedules.md`.
 //! * [`WorkflowSchedule`] (due): a workflow's fires, window of a fire, due windows (with and
@@ -20,14 +20,14 @@
 //! where a config has 5, works on `chrono` (this crate uses `jiff`, and chrono is not a
 //! dependency), and skips a local time a clock change skips (`LocalResult::None => continue`)
 //! where a schedule at a fixed time must fire right after the gap. So the
-//! 5-field parser this crate already had for validation ([`crate::Cron`]: lists, ranges, steps,
+//! 5-field parser ldp-config validates with ([`ldp_config::Cron`]: lists, ranges, steps,
 //! names, 7 = Sunday, and either day field matching when both are restricted) is evaluated here
 //! over jiff's time zone database, day by day in the local calendar.
 //!
 //! ```
 //! use jiff::{Timestamp, tz::TimeZone};
 //! use ldp_config::Cron;
-//! use ldp_config::scheduling::CronClock;
+//! use ldp_orchestrate::scheduling::CronClock;
 //! let paris = TimeZone::get("Europe/Paris").unwrap();
 //! let clock = CronClock::new(&Cron::parse("30 2 * * *").unwrap(), &paris);
 //! // 29 March 2026: 02:30 does not exist in Paris, so the fire is at 03:00 local.

@@ -1,7 +1,7 @@
 //! Fires of a cron expression in a time zone.
 
 use ldp_config::Cron;
-use ldp_config::scheduling::CronClock;
+use ldp_orchestrate::scheduling::CronClock;
 use serde_json::Value;
 
 use super::{DATA, at, zone};

@@ -34,7 +34,7 @@
 //!
 //! ```
 //! use std::path::Path;
-//! use ldp_config::scheduling::{RecipeKind, recipe};
+//! use ldp_orchestrate::scheduling::{RecipeKind, recipe};
 //! let kind: RecipeKind = "cron".parse().unwrap();
 //! let text = recipe(kind, Path::new("/srv/50% off"), Path::new("/usr/bin/ldp"), Path::new("/root")).unwrap();
 //! assert_eq!(text, "# ldp schedule tick for /srv/50% off, every 5 minutes\n\
@@ -46,9 +46,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use crate::canonical::sha256_hex;
-use crate::error::ConfigError;
-use crate::repr::repr_str;
+use ldp_config::ConfigError;
+use ldp_config::repr_str;
+use ldp_config::sha256_hex;
 
 /// How often the recipes call `ldp schedule tick`, in minutes.
 pub const INTERVAL_MINUTES: u32 = 5;

@@ -15,13 +15,13 @@ use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
 use super::grid::{floor_boundary, is_aligned, windows_between};
-use crate::error::ConfigError;
-use crate::isoformat::fromisoformat;
-use crate::python::py_strip;
-use crate::repr::repr_str;
-use crate::run_window::{Window, format_instant};
-use crate::window::WindowSize;
-use crate::workflow::Workflow;
+use ldp_config::ConfigError;
+use ldp_config::WindowSize;
+use ldp_config::Workflow;
+use ldp_config::fromisoformat;
+use ldp_config::py_strip;
+use ldp_config::repr_str;
+use ldp_config::{Window, format_instant};
 
 /// The most windows a backfill takes unless `--max-windows` says otherwise.
 pub const DEFAULT_MAX_WINDOWS: usize = 1000;

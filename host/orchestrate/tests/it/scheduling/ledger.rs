@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use ldp_config::scheduling::{RunStatus, read_windows, run_status, trace_runs};
+use ldp_orchestrate::scheduling::{RunStatus, read_windows, run_status, trace_runs};
 
 use super::DATA;
 use crate::tests_dir;

@@ -1,11 +1,11 @@
 //! Fires → windows, due windows, next fire, and backfill ranges.
 
 use jiff::Timestamp;
-use ldp_config::scheduling::{
+use ldp_config::{WindowSize, format_instant};
+use ldp_orchestrate::scheduling::{
     BackfillRange, DEFAULT_MAX_WINDOWS, WorkflowSchedule, boundary_text, floor_boundary,
     is_aligned, parse_boundary, parse_now, window_ending_at, windows_between,
 };
-use ldp_config::{WindowSize, format_instant};
 use serde_json::{Value, json};
 
 use super::{DATA, at, label, labels, workflow, zone};
@@ -101,7 +101,10 @@ fn reference_backfill_ranges() {
 
 #[test]
 fn sample_backfill_dry_run() {
-    let expected = read_json("data/workflow", "backfill_dry_run.expected.json");
+    let expected = read_json(
+        "../../config/tests/data/workflow",
+        "backfill_dry_run.expected.json",
+    );
     let flow = workflow(&json!({"schedule": "5 2 * * *",
         "window": {"size": "day", "timezone": "Europe/Paris"}}));
     let range = BackfillRange::resolve(
