@@ -7,6 +7,7 @@ mod append;
 #[doc(hidden)]
 pub mod bindings;
 pub mod check;
+pub mod config;
 mod error;
 mod info;
 pub mod log;
@@ -18,6 +19,7 @@ pub use append::AppendFile;
 pub use arrow_array;
 pub use arrow_schema;
 pub use check::{Check, CheckContext, CheckResult};
+pub use config::ConfigObject;
 pub use error::{ErrorKind, PluginError};
 pub use info::PluginInfo;
 pub use sink::{Sink, SinkSummary};
@@ -29,8 +31,8 @@ pub mod prelude {
     pub use crate::arrow_array::{ArrayRef, RecordBatch};
     pub use crate::arrow_schema::{DataType, Field, Schema, SchemaRef};
     pub use crate::{
-        Check, CheckContext, CheckResult, ErrorKind, PluginError, PluginInfo, Sink, SinkSummary,
-        Source, Transform,
+        Check, CheckContext, CheckResult, ConfigObject, ErrorKind, PluginError, PluginInfo, Sink,
+        SinkSummary, Source, Transform,
     };
 }
 
