@@ -13,6 +13,8 @@ mod info;
 pub mod log;
 pub mod sink;
 pub mod source;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod transform;
 
 pub use append::AppendFile;
