@@ -1,15 +1,16 @@
-//! The plugin's configuration: parsed by hand from the JSON object so that every error names the
-//! key at fault.
+//! The plugin's configuration, read with the SDK's config rules (the options by
+//! `ldp_source_options`, the rule `ldp plan` applies too), so that every error names the key at
+//! fault.
 
 use crate::value::NullValues;
 use ldp_plugin_sdk::PluginError;
+use ldp_plugin_sdk::config::{self, ConfigObject};
 pub use ldp_source_options::{ColumnType, Encoding, InferRows, csv};
-use serde_json::Value;
 
 /// The keys of the configuration: the file and rows per batch, which the host sets, and the
 /// options a config's source block may set.
-pub fn is_key(key: &str) -> bool {
-    key == "path" || key == "batch_size" || csv::SOURCE_KEYS.contains(&key)
+pub fn keys() -> Vec<&'static str> {
+    [&["path", "batch_size"][..], csv::SOURCE_KEYS].concat()
 }
 
 /// JSON Schema (draft 2020-12) of the configuration, for `describe`.
@@ -112,37 +113,13 @@ pub struct Config {
 impl Config {
     /// Parses and validates a configuration object text.
     pub fn parse(text: &str) -> Result<Self, PluginError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| PluginError::config(format!("config is not valid JSON: {e}")))?;
-        let Value::Object(map) = value else {
-            return Err(PluginError::config(format!(
-                "config must be a JSON object, got {}",
-                kind_of(&value)
-            )));
-        };
-        if let Some(key) = map.keys().find(|k| !is_key(k)) {
-            return Err(PluginError::config(format!(
-                "config.{key}: unknown key; the keys are path, batch_size, {}",
-                csv::SOURCE_KEYS.join(", ")
-            )));
-        }
-        let path = match map.get("path") {
-            None => {
-                return Err(PluginError::config(
-                    "config.path: required; give the absolute path of the CSV file",
-                ));
-            }
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(other) => {
-                return Err(PluginError::config(format!(
-                    "config.path: expected a non-empty string, got {other}"
-                )));
-            }
-        };
+        let object = ConfigObject::parse(text, &keys())?;
+        let path =
+            object.required_non_empty_string("path", "give the absolute path of the CSV file")?;
         let options =
-            csv::parse(&map, &path).map_err(|e| PluginError::config(format!("config.{e}")))?;
+            csv::parse(object.map(), path).map_err(|e| config::error(&e.key, &e.message))?;
         Ok(Self {
-            path,
+            path: path.to_owned(),
             has_header: options.has_header,
             delimiter: options.delimiter,
             quote: options.quote,
@@ -159,21 +136,11 @@ impl Config {
     }
 }
 
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use ldp_plugin_sdk::ErrorKind;
+    use serde_json::Value;
 
     fn err(text: &str) -> String {
         let e = Config::parse(text).unwrap_err();
@@ -229,7 +196,7 @@ mod tests {
         let schema: Value = serde_json::from_str(SCHEMA).unwrap();
         let props = schema["properties"].as_object().unwrap();
         let mut keys: Vec<&str> = props.keys().map(String::as_str).collect();
-        let mut expected = [&["path", "batch_size"][..], csv::SOURCE_KEYS].concat();
+        let mut expected = super::keys();
         keys.sort_unstable();
         expected.sort_unstable();
         assert_eq!(keys, expected);

@@ -1,9 +1,10 @@
-//! The plugin's configuration, parsed by hand from the JSON object so that every error names
-//! the key at fault.
+//! The plugin's configuration, read with the SDK's config rules (the options by
+//! `ldp_source_options`, the rule `ldp plan` applies too), so that every error names the key at
+//! fault.
 
 use ldp_plugin_sdk::PluginError;
+use ldp_plugin_sdk::config::{self, ConfigObject};
 use ldp_source_options::{InferRows, json};
-use serde_json::Value;
 
 /// The keys of the configuration, in the order the schema lists them.
 pub const KEYS: &[&str] = &["path", "batch_size", "infer_rows", "strict_types"];
@@ -63,48 +64,19 @@ pub struct Config {
 impl Config {
     /// Parses and validates a configuration object text.
     pub fn parse(text: &str) -> Result<Self, PluginError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| PluginError::config(format!("config is not valid JSON: {e}")))?;
-        let Value::Object(map) = value else {
-            return Err(PluginError::config(
-                "config must be a JSON object such as {\"path\": \"/abs/data.jsonl\"}",
-            ));
-        };
-        if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(PluginError::config(format!(
-                "config.{key}: unknown key; the keys are {}",
-                KEYS.join(", ")
-            )));
-        }
-        let path = match map.get("path") {
-            None => {
-                return Err(PluginError::config(
-                    "config.path: required; give the absolute path of the JSON file",
-                ));
-            }
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(other) => return Err(expected("path", "a non-empty string", other)),
-        };
-        let batch_size = match map.get("batch_size") {
-            None => 8192,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 && n <= MAX_BATCH_SIZE as u64 => n as usize,
-                _ => {
-                    return Err(expected(
-                        "batch_size",
-                        &format!("an integer from 1 to {MAX_BATCH_SIZE}"),
-                        v,
-                    ));
-                }
-            },
-        };
-        let options = json::parse(&map).map_err(|e| PluginError::config(format!("config.{e}")))?;
+        let object = ConfigObject::parse(text, KEYS)?;
+        let path =
+            object.required_non_empty_string("path", "give the absolute path of the JSON file")?;
+        let batch_size = object
+            .usize_in("batch_size", 1..=MAX_BATCH_SIZE)?
+            .unwrap_or(8192);
+        let options = json::parse(object.map()).map_err(|e| config::error(&e.key, &e.message))?;
         let infer_rows = match options.infer_rows {
             InferRows::Rows(n) => Some(n),
             InferRows::Default | InferRows::All => None,
         };
         Ok(Self {
-            path,
+            path: path.to_owned(),
             batch_size,
             infer_rows,
             strict_types: options.strict_types,
@@ -118,14 +90,11 @@ impl Config {
     }
 }
 
-fn expected(key: &str, what: &str, got: &Value) -> PluginError {
-    PluginError::config(format!("config.{key}: expected {what}, got {got}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use ldp_plugin_sdk::ErrorKind;
+    use serde_json::Value;
 
     fn err(text: &str) -> String {
         let e = Config::parse(text).expect_err("invalid");

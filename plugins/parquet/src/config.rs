@@ -1,8 +1,8 @@
-//! The plugin's configuration, parsed by hand from the JSON object so that every error names
-//! the key at fault.
+//! The plugin's configuration, read with the SDK's config rules, so that every error names the key
+//! at fault.
 
 use ldp_plugin_sdk::PluginError;
-use serde_json::Value;
+use ldp_plugin_sdk::config::{self, ConfigObject};
 
 /// The keys of the configuration, in the order the schema lists them.
 pub const KEYS: &[&str] = &["path", "batch_size", "columns"];
@@ -54,82 +54,47 @@ pub struct Config {
 impl Config {
     /// Parses and validates a configuration object text.
     pub fn parse(text: &str) -> Result<Self, PluginError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| PluginError::config(format!("config is not valid JSON: {e}")))?;
-        let Value::Object(map) = value else {
-            return Err(PluginError::config(
-                "config must be a JSON object such as {\"path\": \"/abs/data.parquet\"}",
-            ));
-        };
-        if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(PluginError::config(format!(
-                "config.{key}: unknown key; the keys are {}",
-                KEYS.join(", ")
-            )));
-        }
-        let path = match map.get("path") {
-            None => {
-                return Err(PluginError::config(
-                    "config.path: required; give the absolute path of the Parquet file",
+        let object = ConfigObject::parse(text, KEYS)?;
+        let path = object
+            .required_non_empty_string("path", "give the absolute path of the Parquet file")?;
+        let batch_size = object
+            .usize_in("batch_size", 1..=MAX_BATCH_SIZE)?
+            .unwrap_or(8192);
+        let columns = match object.string_list("columns")? {
+            None => None,
+            Some(names) if names.is_empty() => {
+                return Err(config::error(
+                    "columns",
+                    "expected a non-empty array of column names, got []",
                 ));
             }
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(other) => return Err(expected("path", "a non-empty string", other)),
-        };
-        let batch_size = match map.get("batch_size") {
-            None => 8192,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 && n <= MAX_BATCH_SIZE as u64 => n as usize,
-                _ => {
-                    return Err(expected(
-                        "batch_size",
-                        &format!("an integer from 1 to {MAX_BATCH_SIZE}"),
-                        v,
+            Some(names) => {
+                if let Some((i, name)) = names
+                    .iter()
+                    .enumerate()
+                    .find(|(i, name)| names[..*i].contains(name))
+                {
+                    return Err(config::error(
+                        &format!("columns[{i}]"),
+                        format_args!("the column {name:?} is listed twice"),
                     ));
-                }
-            },
-        };
-        let columns = match map.get("columns") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(items)) if !items.is_empty() => {
-                let mut names: Vec<String> = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
-                    let Value::String(name) = item else {
-                        return Err(expected(&format!("columns[{i}]"), "a column name", item));
-                    };
-                    if names.contains(name) {
-                        return Err(PluginError::config(format!(
-                            "config.columns[{i}]: the column {name:?} is listed twice"
-                        )));
-                    }
-                    names.push(name.clone());
                 }
                 Some(names)
             }
-            Some(other) => {
-                return Err(expected(
-                    "columns",
-                    "a non-empty array of column names",
-                    other,
-                ));
-            }
         };
         Ok(Self {
-            path,
+            path: path.to_owned(),
             batch_size,
             columns,
         })
     }
 }
 
-fn expected(key: &str, what: &str, got: &Value) -> PluginError {
-    PluginError::config(format!("config.{key}: expected {what}, got {got}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use ldp_plugin_sdk::ErrorKind;
+    use serde_json::Value;
 
     fn err(text: &str) -> String {
         let e = Config::parse(text).expect_err("an invalid config");

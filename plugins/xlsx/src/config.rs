@@ -1,7 +1,8 @@
-//! The plugin's configuration: parsed by hand from the JSON object so that every error names the
-//! key at fault.
+//! The plugin's configuration, read with the SDK's config rules, so that every error names the key
+//! at fault.
 
 use ldp_plugin_sdk::PluginError;
+use ldp_plugin_sdk::config::{self, ConfigObject};
 use serde_json::Value;
 
 /// The keys of the configuration, in the order the schema lists them.
@@ -78,69 +79,32 @@ pub struct Config {
 impl Config {
     /// Parses and validates a configuration object text.
     pub fn parse(text: &str) -> Result<Self, PluginError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| PluginError::config(format!("config is not valid JSON: {e}")))?;
-        let Value::Object(map) = value else {
-            return Err(PluginError::config(format!(
-                "config must be a JSON object, got {value}"
-            )));
-        };
-        if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(PluginError::config(format!(
-                "config.{key}: unknown key; the keys are {}",
-                KEYS.join(", ")
-            )));
-        }
-        let path = match map.get("path") {
-            None => {
-                return Err(PluginError::config(
-                    "config.path: required; give the absolute path of the .xlsx workbook",
-                ));
-            }
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(other) => return Err(expected("path", "a non-empty string", other)),
-        };
-        let sheet = match map.get("sheet") {
-            None | Some(Value::Null) => SheetChoice::First,
+        let object = ConfigObject::parse(text, KEYS)?;
+        let path = object
+            .required_non_empty_string("path", "give the absolute path of the .xlsx workbook")?;
+        let sheet = match object.get("sheet") {
+            None => SheetChoice::First,
             Some(Value::String(s)) if !s.trim().is_empty() => SheetChoice::Name(s.clone()),
             Some(v) => match v.as_u64() {
                 Some(n) => SheetChoice::Index(n),
                 None => {
-                    return Err(expected("sheet", "a sheet name or a position from 0", v));
-                }
-            },
-        };
-        let header_row = match map.get("header_row") {
-            None => 1,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 => n,
-                _ => return Err(expected("header_row", "a whole number from 1", v)),
-            },
-        };
-        let batch_size = match map.get("batch_size") {
-            None => DEFAULT_BATCH_SIZE,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 && n <= MAX_BATCH_SIZE as u64 => n as usize,
-                _ => {
-                    return Err(expected(
-                        "batch_size",
-                        &format!("an integer from 1 to {MAX_BATCH_SIZE}"),
+                    return Err(config::expected(
+                        "sheet",
+                        "a sheet name or a position from 0",
                         v,
                     ));
                 }
             },
         };
         Ok(Self {
-            path,
+            path: path.to_owned(),
             sheet,
-            header_row,
-            batch_size,
+            header_row: object.u64_in("header_row", 1..)?.unwrap_or(1),
+            batch_size: object
+                .usize_in("batch_size", 1..=MAX_BATCH_SIZE)?
+                .unwrap_or(DEFAULT_BATCH_SIZE),
         })
     }
-}
-
-fn expected(key: &str, what: &str, got: &Value) -> PluginError {
-    PluginError::config(format!("config.{key}: expected {what}, got {got}"))
 }
 
 #[cfg(test)]
@@ -192,7 +156,7 @@ mod tests {
         assert!(err(r#"{"path":"/a","sheet":1.5}"#).starts_with("config.sheet:"));
         assert_eq!(
             err(r#"{"path":"/a","header_row":0}"#),
-            "config.header_row: expected a whole number from 1, got 0"
+            "config.header_row: expected an integer >= 1, got 0"
         );
         assert!(err(r#"{"path":"/a","header_row":"2"}"#).starts_with("config.header_row:"));
         assert!(err(r#"{"path":"/a","batch_size":0}"#).starts_with("config.batch_size:"));
