@@ -23,7 +23,7 @@ pub type Config = ldp_sink_text::FileConfig;
 
 /// Parses and validates a configuration object text.
 pub fn parse(text: &str) -> Result<Config, PluginError> {
-    Config::parse(text, "CSV file", "/abs/staging/out.csv")
+    Config::parse(text, "CSV file")
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ pub type Config = ldp_sink_text::FileConfig;
 
 /// Parses and validates a configuration object text.
 pub fn parse(text: &str) -> Result<Config, PluginError> {
-    Config::parse(text, "JSON file", "/abs/staging/out.jsonl")
+    Config::parse(text, "JSON file")
 }
 
 #[cfg(test)]

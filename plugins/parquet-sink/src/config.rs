@@ -2,6 +2,7 @@
 //! "compression": "snappy"}`.
 
 use ldp_plugin_sdk::PluginError;
+use ldp_plugin_sdk::config::{self, ConfigObject};
 use parquet::basic::{BrotliLevel, Compression, GzipLevel};
 use serde_json::Value;
 
@@ -55,86 +56,56 @@ pub struct Config {
 impl Config {
     /// Parses and validates a configuration object text.
     pub fn parse(text: &str) -> Result<Self, PluginError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| PluginError::config(format!("config is not valid JSON: {e}")))?;
-        let Value::Object(map) = value else {
-            return Err(PluginError::config(
-                "config must be a JSON object such as {\"path\": \"/abs/staging/out.parquet\"}",
-            ));
-        };
-        if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(PluginError::config(format!(
-                "config.{key}: unknown key; the keys are {}",
-                KEYS.join(", ")
-            )));
-        }
-        let path = match map.get("path") {
-            Some(Value::String(path)) if path.starts_with('/') && !path.ends_with('/') => {
-                path.clone()
-            }
-            Some(Value::String(path)) if !path.is_empty() => {
-                return Err(PluginError::config(format!(
-                    "config.path: {path:?} is not the absolute path of a file; give the \
-                     absolute path of the Parquet file to write"
-                )));
-            }
-            None => {
-                return Err(PluginError::config(
-                    "config.path: required; give the absolute path of the Parquet file to write",
-                ));
-            }
-            Some(other) => {
-                return Err(PluginError::config(format!(
-                    "config.path: expected a non-empty string, got {other}"
-                )));
-            }
-        };
-        let row_group_size = match map.get("row_group_size") {
-            None => DEFAULT_ROW_GROUP_SIZE,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 => usize::try_from(n).unwrap_or(usize::MAX),
-                _ => {
-                    return Err(PluginError::config(format!(
-                        "config.row_group_size: expected an integer >= 1, got {v}"
-                    )));
-                }
-            },
-        };
-        let compression = match map.get("compression") {
+        let object = ConfigObject::parse(text, KEYS)?;
+        let path = object.absolute_file_path("path", "Parquet file to write")?;
+        let row_group_size = object
+            .usize_in("row_group_size", 1..)?
+            .unwrap_or(DEFAULT_ROW_GROUP_SIZE);
+        let compression = match object.get("compression") {
             None => Compression::SNAPPY,
-            Some(Value::String(name)) => match name.to_ascii_lowercase().as_str() {
-                "snappy" => Compression::SNAPPY,
-                "gzip" => Compression::GZIP(GzipLevel::default()),
-                "brotli" => Compression::BROTLI(BrotliLevel::default()),
-                "lz4" => Compression::LZ4_RAW,
-                "none" | "uncompressed" => Compression::UNCOMPRESSED,
-                "zstd" => {
-                    return Err(PluginError::config(
-                        "config.compression: zstd is not built into the parquet-sink plugin (its \
-                         encoder is C code that this WebAssembly build leaves out); choose \
-                         snappy (the default), gzip, brotli, lz4 or none",
-                    ));
-                }
-                _ => {
-                    return Err(PluginError::config(format!(
-                        "config.compression: unknown codec {name:?}; choose one of {}",
-                        CODECS.join(", ")
-                    )));
-                }
-            },
+            Some(Value::String(name)) => codec(name)?,
             Some(other) => {
-                return Err(PluginError::config(format!(
-                    "config.compression: expected one of {}, got {other}",
-                    CODECS.join(", ")
-                )));
+                return Err(config::expected(
+                    "compression",
+                    &format!("one of {}", CODECS.join(", ")),
+                    other,
+                ));
             }
         };
         Ok(Self {
-            path,
+            path: path.to_owned(),
             row_group_size,
             compression,
         })
     }
+}
+
+/// The codec a name gives, in any case (`uncompressed` is `none`).
+fn codec(name: &str) -> Result<Compression, PluginError> {
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "snappy" => Compression::SNAPPY,
+        "gzip" => Compression::GZIP(GzipLevel::default()),
+        "brotli" => Compression::BROTLI(BrotliLevel::default()),
+        "lz4" => Compression::LZ4_RAW,
+        "none" | "uncompressed" => Compression::UNCOMPRESSED,
+        "zstd" => {
+            return Err(config::error(
+                "compression",
+                "zstd is not built into the parquet-sink plugin (its encoder is C code that this \
+                 WebAssembly build leaves out); choose snappy (the default), gzip, brotli, lz4 \
+                 or none",
+            ));
+        }
+        _ => {
+            return Err(config::error(
+                "compression",
+                format_args!(
+                    "unknown codec {name:?}; choose one of {}",
+                    CODECS.join(", ")
+                ),
+            ));
+        }
+    })
 }
 
 #[cfg(test)]

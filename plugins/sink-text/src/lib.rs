@@ -11,8 +11,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrowPrimitiveType};
 use arrow_schema::{DataType, TimeUnit};
-use ldp_plugin_sdk::PluginError;
-use serde_json::Value;
+use ldp_plugin_sdk::{ConfigObject, PluginError};
 use std::fmt::Write as _;
 
 /// How a zoned timestamp writes a zone's offset other than UTC's `Z`.
@@ -33,35 +32,13 @@ pub struct FileConfig {
 
 impl FileConfig {
     /// Parses and validates a configuration object text; `what` names the file in messages
-    /// (`CSV file`) and `example` is a path for the example config (`/abs/staging/out.csv`).
-    pub fn parse(text: &str, what: &str, example: &str) -> Result<Self, PluginError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| PluginError::config(format!("config is not valid JSON: {e}")))?;
-        let Value::Object(map) = value else {
-            return Err(PluginError::config(format!(
-                "config must be a JSON object such as {{\"path\": \"{example}\"}}"
-            )));
-        };
-        if let Some(key) = map.keys().find(|key| key.as_str() != "path") {
-            return Err(PluginError::config(format!(
-                "config.{key}: unknown key; the only key is path"
-            )));
-        }
-        match map.get("path") {
-            Some(Value::String(path)) if path.starts_with('/') && !path.ends_with('/') => {
-                Ok(Self { path: path.clone() })
-            }
-            Some(Value::String(path)) if !path.is_empty() => Err(PluginError::config(format!(
-                "config.path: {path:?} is not the absolute path of a file; give the absolute \
-                 path of the {what} to write"
-            ))),
-            None => Err(PluginError::config(format!(
-                "config.path: required; give the absolute path of the {what} to write"
-            ))),
-            Some(other) => Err(PluginError::config(format!(
-                "config.path: expected a non-empty string, got {other}"
-            ))),
-        }
+    /// (`CSV file`).
+    pub fn parse(text: &str, what: &str) -> Result<Self, PluginError> {
+        let object = ConfigObject::parse(text, &["path"])?;
+        let path = object.absolute_file_path("path", &format!("{what} to write"))?;
+        Ok(Self {
+            path: path.to_owned(),
+        })
     }
 }
 
