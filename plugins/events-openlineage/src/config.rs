@@ -3,6 +3,7 @@
 //! config language has them. This build writes files only: `url` is refused.
 
 use ldp_plugin_sdk::PluginError;
+use ldp_plugin_sdk::config::{self, ConfigObject};
 use serde_json::Value;
 
 use crate::json::truthy;
@@ -53,65 +54,36 @@ pub struct Config {
 }
 
 impl Config {
-    /// Parses and validates a configuration object text.
+    /// Parses and validates a configuration object text. `url` and `namespace` are read as the
+    /// reference reads them, by truthiness: an empty `url` is no url, an empty `namespace` is
+    /// `ldp`.
     pub fn parse(text: &str) -> Result<Self, PluginError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| PluginError::config(format!("config is not valid JSON: {e}")))?;
-        let Value::Object(map) = value else {
-            return Err(PluginError::config(
-                "config must be a JSON object such as {\"path\": \"/abs/openlineage.jsonl\"}",
-            ));
-        };
-        if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(PluginError::config(format!(
-                "config.{key}: unknown key; the keys are {}",
-                KEYS.join(", ")
-            )));
-        }
-        if map.get("url").is_some_and(truthy) {
-            return Err(PluginError::config(
-                "config.url: sending OpenLineage events over HTTP is not supported in this build \
-                 (plugins have no network access); only 'path' is supported: give the absolute \
-                 path of a JSONL file instead",
+        let object = ConfigObject::parse(text, KEYS)?;
+        if object.get("url").is_some_and(truthy) {
+            return Err(config::error(
+                "url",
+                "sending OpenLineage events over HTTP is not supported in this build (plugins \
+                 have no network access); only 'path' is supported: give the absolute path of a \
+                 JSONL file instead",
             ));
         }
-        let path = match map.get("path") {
-            Some(Value::String(path)) if path.starts_with('/') => path.clone(),
-            Some(Value::String(path)) if !path.is_empty() => {
-                return Err(PluginError::config(format!(
-                    "config.path: {path:?} is relative; give the absolute path of the OpenLineage file"
-                )));
-            }
-            None | Some(Value::Null) => {
-                return Err(PluginError::config(
-                    "config.path: required; give the absolute path of the OpenLineage file",
-                ));
-            }
-            Some(other) => {
-                return Err(PluginError::config(format!(
-                    "config.path: expected a non-empty string, got {other}"
-                )));
-            }
-        };
-        let namespace = match map.get("namespace") {
+        let path = object.absolute_file_path("path", "OpenLineage file")?;
+        let namespace = match object.get("namespace") {
             Some(Value::String(namespace)) if !namespace.is_empty() => namespace.clone(),
             Some(other) if truthy(other) => {
-                return Err(PluginError::config(
-                    "config.namespace: the OpenLineage job namespace must be a non-empty string",
+                return Err(config::expected(
+                    "namespace",
+                    "a non-empty string (the OpenLineage job namespace)",
+                    other,
                 ));
             }
             _ => "ldp".to_owned(),
         };
-        for (key, fits) in [
-            ("api_key_env", Value::is_string as fn(&Value) -> bool),
-            ("timeout", Value::is_number),
-        ] {
-            if let Some(value) = map.get(key).filter(|v| !v.is_null() && !fits(v)) {
-                return Err(PluginError::config(format!(
-                    "config.{key}: unexpected value {value}"
-                )));
-            }
-        }
-        Ok(Self { path, namespace })
+        object.string("api_key_env")?;
+        object.number("timeout")?;
+        Ok(Self {
+            path: path.to_owned(),
+            namespace,
+        })
     }
 }

@@ -109,10 +109,20 @@ fn config_errors_say_what_to_do() {
     let url = error(r#"{"url": "http://marquez:5000"}"#);
     assert!(url.contains("only 'path' is supported"), "{url}");
     assert!(error("{}").starts_with("config.path: required"));
-    assert!(error(r#"{"path": "x.jsonl"}"#).contains("is relative"));
-    assert!(error(r#"{"path": "/x", "namespace": 3}"#).contains("non-empty string"));
+    assert!(error(r#"{"path": "x.jsonl"}"#).contains("is not the absolute path of a file"));
+    assert_eq!(
+        error(r#"{"path": "/x", "namespace": 3}"#),
+        "config.namespace: expected a non-empty string (the OpenLineage job namespace), got 3"
+    );
     assert!(error(r#"{"path": "/x", "headers": {}}"#).starts_with("config.headers: unknown key"));
-    assert!(error(r#"{"path": "/x", "timeout": "10"}"#).starts_with("config.timeout"));
+    assert_eq!(
+        error(r#"{"path": "/x", "timeout": "10"}"#),
+        "config.timeout: expected a number, got \"10\""
+    );
+    assert_eq!(
+        error(r#"{"path": "/x", "api_key_env": 1}"#),
+        "config.api_key_env: expected a string, got 1"
+    );
     let config = Config::parse(r#"{"path": "/x", "namespace": "", "timeout": 5, "url": null}"#)
         .expect("valid");
     assert_eq!(config.namespace, "ldp");
