@@ -1,7 +1,7 @@
 //! The plugin's configuration: `{"code": "<JavaScript>", "name": "<label>"}`.
 
 use ldp_plugin_sdk::PluginError;
-use serde_json::Value;
+use ldp_plugin_sdk::config::{self, ConfigObject};
 
 /// The JSON Schema (draft 2020-12) of the configuration, as `describe` reports it.
 pub const CONFIG_SCHEMA: &str = r#"{
@@ -41,50 +41,21 @@ pub struct Config {
 impl Config {
     /// Reads a configuration from its JSON text.
     pub fn parse(text: &str) -> Result<Self, PluginError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| PluginError::config(format!("config is not valid JSON: {e}")))?;
-        let Value::Object(map) = value else {
-            return Err(PluginError::config(
-                "config must be a JSON object like {\"code\": \"function transform(rows) { \
-                 return rows; }\"}",
+        let object = ConfigObject::parse(text, &KEYS)?;
+        let code = object.required_string(
+            "code",
+            "give the JavaScript source that defines function transform(rows) { return rows; }",
+        )?;
+        if code.trim().is_empty() {
+            return Err(config::error(
+                "code",
+                "the JavaScript source is empty; it must define function transform(rows)",
             ));
-        };
-        if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(PluginError::config(format!(
-                "config.{key}: unknown key; the js transform takes only \"code\" (the \
-                 JavaScript source) and \"name\" (a label)"
-            )));
         }
-        let code = match map.get("code") {
-            Some(Value::String(code)) if !code.trim().is_empty() => code.clone(),
-            Some(Value::String(_)) => {
-                return Err(PluginError::config(
-                    "config.code: the JavaScript source is empty; it must define function \
-                     transform(rows)",
-                ));
-            }
-            Some(_) => {
-                return Err(PluginError::config(
-                    "config.code: must be a string holding the JavaScript source",
-                ));
-            }
-            None => {
-                return Err(PluginError::config(
-                    "config.code: required; give the JavaScript source that defines function \
-                     transform(rows) { return rows; }",
-                ));
-            }
-        };
-        let name = match map.get("name") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(name)) if !name.trim().is_empty() => Some(name.clone()),
-            Some(_) => {
-                return Err(PluginError::config(
-                    "config.name: must be a non-empty string (a label for messages)",
-                ));
-            }
-        };
-        Ok(Self { code, name })
+        Ok(Self {
+            code: code.to_owned(),
+            name: object.non_empty_string("name")?.map(str::to_owned),
+        })
     }
 
     /// The prefix of every message: `js transform 'mask_emails': `.
@@ -110,6 +81,7 @@ impl Config {
 mod tests {
     use super::*;
     use ldp_plugin_sdk::ErrorKind;
+    use serde_json::Value;
 
     fn err(text: &str) -> PluginError {
         match Config::parse(text) {
@@ -142,7 +114,7 @@ mod tests {
         assert!(
             err(r#"{"code": 1}"#)
                 .message
-                .starts_with("config.code: must be")
+                .starts_with("config.code: expected a string, got 1")
         );
         assert!(err(r#"{"code": " "}"#).message.contains("empty"));
         assert!(
