@@ -36,6 +36,7 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
+use ldp_plugin_sdk::ConfigObject;
 use ldp_plugin_sdk::prelude::*;
 use rule::Rule;
 
@@ -62,15 +63,11 @@ const SCHEMA: &str = r#"{
 impl Checks {
     /// Reads the plugin config and builds the rules for batches of `input`.
     pub fn new(config: &str, input: &SchemaRef) -> Result<Self, PluginError> {
-        let config: serde_json::Value = serde_json::from_str(config).map_err(|e| {
-            PluginError::config(format!("the checks plugin's config is not JSON: {e}"))
-        })?;
-        let items = config
-            .get("checks")
-            .and_then(serde_json::Value::as_array)
-            .ok_or_else(|| {
-                PluginError::config("the checks plugin's config needs \"checks\": [ ... ]")
-            })?;
+        let object = ConfigObject::parse(config, &["checks"])?;
+        let items = object.required_array(
+            "checks",
+            "give the check items, as a dataset config's metadata.quality.checks lists them",
+        )?;
         let rules = items
             .iter()
             .enumerate()

@@ -1,4 +1,5 @@
-//! Tests of the whole plugin: the data-driven cases of `tests/checks/`.
+//! Tests of the whole plugin: its config, and the data-driven cases of `tests/checks/`.
 
 mod bench;
 mod cases;
+mod config;
