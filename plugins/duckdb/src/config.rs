@@ -1,6 +1,9 @@
 //! The plugin's configuration and the SQL it asks the host to run.
 
-use serde_json::{Map, Value};
+use ldp_plugin_sdk::ConfigObject;
+
+/// The keys of the configuration.
+pub const KEYS: &[&str] = &["name", "path", "relation", "sql", "query_file"];
 
 /// The configuration's JSON Schema (`ldp plugins` shows it).
 pub const SCHEMA: &str = r#"{
@@ -39,31 +42,21 @@ pub struct Config {
 }
 
 impl Config {
-    /// Parses the host's config text; messages as the reference's.
+    /// Parses the host's config text: the SDK's messages for a text that is not a JSON object,
+    /// an unknown key or a value that is not a string; the reference's for the rest.
     pub fn parse(text: &str) -> Result<Config, String> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| format!("the config is not JSON: {e}"))?;
-        let Value::Object(map) = value else {
-            return Err("the config must be a JSON object".to_string());
-        };
-        if let Some(key) = map
-            .keys()
-            .find(|k| !["name", "path", "relation", "sql", "query_file"].contains(&k.as_str()))
-        {
-            return Err(format!("unknown config key '{key}'"));
-        }
-        let name = string(&map, "name")?.unwrap_or_default();
-        let Some(path) = string(&map, "path")?.filter(|p| !p.is_empty()) else {
+        let object = ConfigObject::parse(text, KEYS).map_err(|e| e.message)?;
+        let string = |key: &str| object.string(key).map_err(|e| e.message);
+        let name = string("name")?.unwrap_or_default().to_owned();
+        let Some(path) = string("path")?.filter(|p| !p.is_empty()) else {
             return Err(format!("DuckDB dataset '{name}' needs a path"));
         };
-        let given: Vec<(&str, String)> = ["relation", "sql", "query_file"]
-            .into_iter()
-            .filter_map(|key| match string(&map, key) {
-                Ok(Some(value)) => Some(Ok((key, value))),
-                Ok(None) => None,
-                Err(e) => Some(Err(e)),
-            })
-            .collect::<Result<_, _>>()?;
+        let mut given = Vec::new();
+        for key in ["relation", "sql", "query_file"] {
+            if let Some(value) = string(key)? {
+                given.push((key, value));
+            }
+        }
         let [(key, value)] = given.as_slice() else {
             return Err(format!(
                 "DuckDB dataset '{name}' needs exactly one of 'relation', 'sql' and 'query_file', got {}",
@@ -74,12 +67,12 @@ impl Config {
                 }
             ));
         };
-        if value.trim().is_empty() {
+        let value = value.trim().to_string();
+        if value.is_empty() {
             return Err(format!(
                 "DuckDB dataset '{name}': '{key}' must be a non-empty string"
             ));
         }
-        let value = value.trim().to_string();
         let rows = match *key {
             "relation" => {
                 relation_sql(&value)?;
@@ -88,15 +81,11 @@ impl Config {
             "sql" => Rows::Sql(value),
             _ => Rows::QueryFile(value),
         };
-        Ok(Config { name, path, rows })
-    }
-}
-
-fn string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(format!("'{key}' must be a string, got {other}")),
+        Ok(Config {
+            name,
+            path: path.to_owned(),
+            rows,
+        })
     }
 }
 
@@ -162,6 +151,25 @@ mod tests {
         assert_eq!(
             parse(r#"{"name": "o", "path": "", "sql": "x"}"#).unwrap_err(),
             "DuckDB dataset 'o' needs a path"
+        );
+    }
+
+    #[test]
+    fn the_text_keys_and_types_are_the_sdks_messages() {
+        let parse = |text: &str| Config::parse(text).unwrap_err();
+        assert_eq!(parse("[]"), "config must be a JSON object, got an array");
+        assert!(parse("{").starts_with("config is not valid JSON: "));
+        assert_eq!(
+            parse(r#"{"name": "o", "table": "t"}"#),
+            "config.table: unknown key; the keys are name, path, relation, sql, query_file"
+        );
+        assert_eq!(
+            parse(r#"{"name": "o", "path": "/d/x.duckdb", "sql": 1}"#),
+            "config.sql: expected a string, got 1"
+        );
+        assert_eq!(
+            parse(r#"{"name": "o", "path": "/d/x.duckdb", "sql": null, "relation": " "}"#),
+            "DuckDB dataset 'o': 'relation' must be a non-empty string"
         );
     }
 
