@@ -13,56 +13,14 @@ use arrow_array::{
     TimestampNanosecondArray, TimestampSecondArray, UInt64Array,
 };
 use ldp_plugin_sdk::ErrorKind;
-use std::path::PathBuf;
+use ldp_plugin_sdk::testing::{
+    TempDir, batch, path_config, read_text, write_batches, written_text,
+};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A folder removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("ldp-csv-sink-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        Self(dir)
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    RecordBatch::try_from_iter(columns).expect("a valid batch")
-}
-
-fn config(path: &str) -> String {
-    format!(
-        "{{\"path\":{}}}",
-        serde_json::Value::String(path.to_string())
-    )
-}
 
 /// Writes `batches` with the plugin and returns the file's text and the summary.
 fn write(batches: &[RecordBatch]) -> (String, SinkSummary) {
-    let dir = TempDir::new();
-    let path = dir.path("out.csv");
-    let mut sink = CsvSink::open_batches(&config(&path), batches[0].schema()).expect("opens");
-    for b in batches {
-        sink.write_batch(b).expect("writes");
-    }
-    let summary = sink.close().expect("closes");
-    let text = std::fs::read_to_string(&path).expect("the file");
-    assert_eq!(summary.bytes, text.len() as u64);
-    (text, summary)
+    written_text::<CsvSink>("out.csv", batches)
 }
 
 // Expected texts printed by pyarrow 26.0.1's `pyarrow.csv.write_csv` for the same values.
@@ -439,9 +397,9 @@ fn no_rows_is_the_header_and_no_columns_an_empty_file() {
     let dir = TempDir::new();
     let path = dir.path("none.csv");
     let schema = Arc::new(Schema::empty());
-    let sink = CsvSink::open_batches(&config(&path), schema).expect("opens");
+    let sink = CsvSink::open_batches(&path_config(&path, ""), schema).expect("opens");
     assert_eq!(sink.close().expect("closes").bytes, 0);
-    assert_eq!(std::fs::read(&path).expect("the file"), b"");
+    assert_eq!(read_text(&path), "");
 }
 
 #[test]
@@ -450,13 +408,8 @@ fn an_existing_file_is_replaced() {
     let path = dir.path("old.csv");
     std::fs::write(&path, "a much longer previous content\n".repeat(10)).expect("a file");
     let t = batch(vec![("n", Arc::new(Int64Array::from(vec![1])) as ArrayRef)]);
-    let mut sink = CsvSink::open_batches(&config(&path), t.schema()).expect("opens");
-    sink.write_batch(&t).expect("writes");
-    sink.close().expect("closes");
-    assert_eq!(
-        std::fs::read_to_string(&path).expect("the file"),
-        "\"n\"\n1\n"
-    );
+    write_batches::<CsvSink>(&path_config(&path, ""), &[t]);
+    assert_eq!(read_text(&path), "\"n\"\n1\n");
 }
 
 #[test]
@@ -465,7 +418,7 @@ fn nested_columns_are_refused_before_the_file_is_created() {
     let t = batch(vec![("l", Arc::new(list) as ArrayRef)]);
     let dir = TempDir::new();
     let path = dir.path("out.csv");
-    let e = CsvSink::open_batches(&config(&path), t.schema())
+    let e = CsvSink::open_batches(&path_config(&path, ""), t.schema())
         .err()
         .expect("refused");
     assert_eq!(e.kind, ErrorKind::Data);
@@ -486,7 +439,7 @@ fn an_unknown_zone_is_refused() {
             as ArrayRef,
     )]);
     let dir = TempDir::new();
-    let e = CsvSink::open_batches(&config(&dir.path("o.csv")), t.schema())
+    let e = CsvSink::open_batches(&path_config(&dir.path("o.csv"), ""), t.schema())
         .err()
         .expect("refused");
     assert!(
@@ -511,7 +464,7 @@ fn binary_that_is_not_utf8_names_the_column_and_row() {
     )]);
     let dir = TempDir::new();
     let path = dir.path("o.csv");
-    let mut sink = CsvSink::open_batches(&config(&path), first.schema()).expect("opens");
+    let mut sink = CsvSink::open_batches(&path_config(&path, ""), first.schema()).expect("opens");
     sink.write_batch(&first).expect("writes");
     let e = sink.write_batch(&second).expect_err("refused");
     assert_eq!(e.kind, ErrorKind::Data);
@@ -527,7 +480,7 @@ fn a_missing_folder_is_an_io_error() {
     let t = batch(vec![("n", Arc::new(Int64Array::from(vec![1])) as ArrayRef)]);
     let dir = TempDir::new();
     let path = dir.path("missing/out.csv");
-    let e = CsvSink::open_batches(&config(&path), t.schema())
+    let e = CsvSink::open_batches(&path_config(&path, ""), t.schema())
         .err()
         .expect("refused");
     assert_eq!(e.kind, ErrorKind::Io);

@@ -1,29 +1,15 @@
 use super::*;
-
-fn temp_file(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ldp-events-jsonl-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    let path = dir.join("events.jsonl");
-    let _ = std::fs::remove_file(&path);
-    path
-}
+use ldp_plugin_sdk::testing::{TempDir, path_config, read_text, write_events};
 
 #[test]
 fn events_are_appended_one_line_each() {
-    let path = temp_file("append");
-    let config = format!(r#"{{"path": {:?}}}"#, path.display().to_string());
-    let mut sink = EventsJsonl::open_events(&config).expect("opens");
-    sink.write_event(r#"{"a":1}"#).expect("writes");
-    sink.write_event("{\"b\":\"é\"}\n").expect("writes");
-    let summary = sink.close().expect("closes");
+    let dir = TempDir::new();
+    let path = dir.path("events.jsonl");
+    let config = path_config(&path, "");
+    let summary = write_events::<EventsJsonl>(&config, &[r#"{"a":1}"#, "{\"b\":\"é\"}\n"]);
     assert_eq!((summary.records, summary.bytes), (2, 8 + 11));
-    let mut again = EventsJsonl::open_events(&config).expect("opens again");
-    again.write_event(r#"{"c":3}"#).expect("writes");
-    again.close().expect("closes");
-    assert_eq!(
-        std::fs::read_to_string(&path).expect("the file"),
-        "{\"a\":1}\n{\"b\":\"é\"}\n{\"c\":3}\n"
-    );
+    write_events::<EventsJsonl>(&config, &[r#"{"c":3}"#]);
+    assert_eq!(read_text(&path), "{\"a\":1}\n{\"b\":\"é\"}\n{\"c\":3}\n");
 }
 
 #[test]

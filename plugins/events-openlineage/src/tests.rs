@@ -2,6 +2,7 @@
 //! from the ldp events beside them, see `testdata/generate.py`), compared field by field.
 
 use super::*;
+use ldp_plugin_sdk::testing::{TempDir, path_config, read_text, write_events};
 use serde_json::Value;
 
 fn testdata(name: &str) -> String {
@@ -78,27 +79,15 @@ fn run_ids_that_are_no_uuid_are_hashed() {
     check("ids.jsonl", "ids.openlineage.jsonl", "team");
 }
 
-fn temp_path(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ldp-events-ol-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    let path = dir.join("openlineage.jsonl");
-    let _ = std::fs::remove_file(&path);
-    path
-}
-
 #[test]
 fn the_sink_appends_one_line_per_openlineage_event() {
-    let path = temp_path("sink");
-    let config = format!(
-        r#"{{"path": {:?}, "namespace": null}}"#,
-        path.display().to_string()
-    );
-    let mut sink = EventsOpenLineage::open_events(&config).expect("opens");
-    for line in testdata("events_staged_run.jsonl").lines() {
-        sink.write_event(line).expect("writes");
-    }
-    let summary = sink.close().expect("closes");
-    let written = std::fs::read_to_string(&path).expect("the file");
+    let dir = TempDir::new();
+    let path = dir.path("openlineage.jsonl");
+    let config = path_config(&path, r#","namespace":null"#);
+    let input = testdata("events_staged_run.jsonl");
+    let events: Vec<&str> = input.lines().collect();
+    let summary = write_events::<EventsOpenLineage>(&config, &events);
+    let written = read_text(&path);
     assert_eq!(written, testdata("openlineage_start_complete.jsonl"));
     assert_eq!((summary.records, summary.bytes), (2, written.len() as u64));
 }

@@ -16,54 +16,15 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field, TimeUnit, UnionFields};
 use ldp_plugin_sdk::ErrorKind;
+use ldp_plugin_sdk::testing::{
+    TempDir, batch, path_config, read_text, write_batches, written_text,
+};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// A folder removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("ldp-json-sink-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        Self(dir)
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    RecordBatch::try_from_iter(columns).expect("a valid batch")
-}
-
-fn config(path: &str) -> String {
-    format!("{{\"path\":{}}}", Value::String(path.to_string()))
-}
 
 /// Writes `batches` with the plugin and returns the file's text and the summary.
 fn write(batches: &[RecordBatch]) -> (String, SinkSummary) {
-    let dir = TempDir::new();
-    let path = dir.path("out.jsonl");
-    let mut sink = JsonSink::open_batches(&config(&path), batches[0].schema()).expect("opens");
-    for b in batches {
-        sink.write_batch(b).expect("writes");
-    }
-    let summary = sink.close().expect("closes");
-    let text = std::fs::read_to_string(&path).expect("the file");
-    assert_eq!(summary.bytes, text.len() as u64);
-    (text, summary)
+    written_text::<JsonSink>("out.jsonl", batches)
 }
 
 fn text(columns: Vec<(&str, ArrayRef)>) -> String {
@@ -462,20 +423,15 @@ fn an_existing_file_is_replaced() {
     let path = dir.path("o.jsonl");
     std::fs::write(&path, "old text that is longer than the new\n").expect("written");
     let t = batch(vec![("n", Arc::new(Int64Array::from(vec![1])) as ArrayRef)]);
-    let mut sink = JsonSink::open_batches(&config(&path), t.schema()).expect("opens");
-    sink.write_batch(&t).expect("writes");
-    sink.close().expect("closes");
-    assert_eq!(
-        std::fs::read_to_string(&path).expect("the file"),
-        "{\"n\":1}\n"
-    );
+    write_batches::<JsonSink>(&path_config(&path, ""), &[t]);
+    assert_eq!(read_text(&path), "{\"n\":1}\n");
 }
 
 /// Opens a sink for `schema`'s batch and returns its error; the file is not created.
 fn refused(t: &RecordBatch) -> String {
     let dir = TempDir::new();
     let path = dir.path("out.jsonl");
-    let e = JsonSink::open_batches(&config(&path), t.schema())
+    let e = JsonSink::open_batches(&path_config(&path, ""), t.schema())
         .err()
         .expect("refused");
     assert_eq!(e.kind, ErrorKind::Data);
@@ -547,7 +503,7 @@ fn a_missing_folder_is_an_io_error() {
     let t = batch(vec![("n", Arc::new(Int64Array::from(vec![1])) as ArrayRef)]);
     let dir = TempDir::new();
     let path = dir.path("missing/out.jsonl");
-    let e = JsonSink::open_batches(&config(&path), t.schema())
+    let e = JsonSink::open_batches(&path_config(&path, ""), t.schema())
         .err()
         .expect("refused");
     assert_eq!(e.kind, ErrorKind::Io);

@@ -11,58 +11,18 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field, TimeUnit, UnionFields, UnionMode};
 use ldp_plugin_sdk::ErrorKind;
+use ldp_plugin_sdk::testing::{TempDir, batch, path_config, write_batches};
 use parquet::basic::Compression;
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The parquet source's reader, so that the round trips go through the plugin that reads.
 #[path = "../../parquet/src/read.rs"]
 #[allow(dead_code)]
 mod source_read;
 
-/// A folder removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("ldp-parquet-sink-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary folder");
-        Self(dir)
-    }
-
-    fn path(&self, name: &str) -> String {
-        self.0.join(name).to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
-    RecordBatch::try_from_iter(columns).expect("a valid batch")
-}
-
-fn config(path: &str, extra: &str) -> String {
-    format!(
-        "{{\"path\":{}{extra}}}",
-        serde_json::Value::String(path.to_string())
-    )
-}
-
 fn write(path: &str, extra: &str, batches: &[RecordBatch]) -> SinkSummary {
-    let mut sink =
-        ParquetSink::open_batches(&config(path, extra), batches[0].schema()).expect("opens");
-    for b in batches {
-        sink.write_batch(b).expect("writes");
-    }
-    sink.close().expect("closes")
+    write_batches::<ParquetSink>(&path_config(path, extra), batches)
 }
 
 fn read_back(path: &str) -> (SchemaRef, RecordBatch) {
@@ -246,7 +206,8 @@ fn the_hosts_utc_zone_is_written_as_utc_at_any_depth() {
 fn no_batch_is_a_file_with_the_schema_and_no_rows() {
     let dir = TempDir::new();
     let path = dir.path("empty.parquet");
-    let sink = ParquetSink::open_batches(&config(&path, ""), sample(0).schema()).expect("opens");
+    let sink =
+        ParquetSink::open_batches(&path_config(&path, ""), sample(0).schema()).expect("opens");
     let summary = sink.close().expect("closes");
     assert_eq!(summary.records, 0);
     let (schema, all) = read_back(&path);
@@ -264,7 +225,7 @@ fn an_unwritable_type_is_refused_and_leaves_no_file() {
     )]));
     let dir = TempDir::new();
     let path = dir.path("s.parquet");
-    let e = ParquetSink::open_batches(&config(&path, ""), empty)
+    let e = ParquetSink::open_batches(&path_config(&path, ""), empty)
         .err()
         .expect("refused");
     assert!(
@@ -281,7 +242,7 @@ fn an_unwritable_type_is_refused_and_leaves_no_file() {
     );
     let schema = Arc::new(Schema::new(vec![Field::new("u", union, true)]));
     let path = dir.path("u.parquet");
-    let e = ParquetSink::open_batches(&config(&path, ""), schema)
+    let e = ParquetSink::open_batches(&path_config(&path, ""), schema)
         .err()
         .expect("refused");
     assert_eq!(e.kind, ErrorKind::Data);
@@ -297,7 +258,7 @@ fn an_unwritable_type_is_refused_and_leaves_no_file() {
 fn a_missing_folder_is_an_io_error() {
     let dir = TempDir::new();
     let path = dir.path("missing/o.parquet");
-    let e = ParquetSink::open_batches(&config(&path, ""), sample(0).schema())
+    let e = ParquetSink::open_batches(&path_config(&path, ""), sample(0).schema())
         .err()
         .expect("refused");
     assert_eq!(e.kind, ErrorKind::Io);
