@@ -66,6 +66,26 @@ pub struct Cron {
 }
 
 impl Cron {
+    /// The hours (0–23) the hour field names, ascending.
+    pub fn hours(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..24).filter(|hour| self.hours & (1 << hour) != 0)
+    }
+
+    /// The minutes (0–59) the minute field names, ascending.
+    pub fn minutes(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..60).filter(|minute| self.minutes & (1 << minute) != 0)
+    }
+
+    /// Whether the expression runs at fixed local times: neither the minute nor the hour field
+    /// starts with `*` (`5 2 * * *`, `0 9-17 * * *`, not `*/15 * * * *`). Such a schedule fires
+    /// once for a repeated local time and right after the gap for a skipped one; the others
+    /// fire in both passes of a repeated hour and not in a gap (the Debian-cron rule).
+    pub fn fixed_time(&self) -> bool {
+        let mut fields = self.expression.split_whitespace();
+        fields.next().is_some_and(|minute| !minute.starts_with('*'))
+            && fields.next().is_some_and(|hour| !hour.starts_with('*'))
+    }
+
     /// Whether a local time matches: `minute` 0–59, `hour` 0–23, `day` 1–31, `month` 1–12,
     /// `weekday` 0–6 with 0 = Sunday.
     pub fn matches(&self, minute: u32, hour: u32, day: u32, month: u32, weekday: u32) -> bool {
@@ -275,7 +295,7 @@ pub fn alias_for_when(when: &str) -> Option<&'static str> {
 ///
 /// # Errors
 ///
-/// The reference's message without the `metadata.schedule: ` prefix, e.g. `schedule '@yearly'
+/// The Python tool's message without the `metadata.schedule: ` prefix, e.g. `schedule '@yearly'
 /// is not one of @hourly, @daily, @weekly, @monthly; write a 5-field cron expression for
 /// anything else`.
 pub fn parse_schedule(value: &Value, from: ScheduleFrom) -> Result<Schedule, String> {

@@ -12,7 +12,7 @@
 //!   matches: in both passes of a repeated hour, and not at all in a gap.
 //!
 //! Looking back ([`CronClock::at_or_before`]) is the exact inverse of looking forward. The
-//! reference's backward walk differs in one corner: it reads a moment in the second pass of a
+//! Python tool's backward walk differs in one corner: it reads a moment in the second pass of a
 //! repeated hour as the first pass, so from `2026-10-25T01:10Z` (02:10 CET, Paris) the latest
 //! fire of `30 2 * * *` is the day before's for it, though its own forward walk fired at
 //! `2026-10-25T00:30Z` (02:30 CEST). ldp returns that fire.
@@ -214,28 +214,6 @@ impl Iterator for FiresAfter<'_> {
 pub fn whole_minute(instant: Timestamp) -> Timestamp {
     let seconds = instant.as_second().div_euclid(60) * 60;
     Timestamp::from_second(seconds).unwrap_or(instant)
-}
-
-impl Cron {
-    /// The hours (0–23) the hour field names, ascending.
-    pub fn hours(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..24).filter(|hour| self.hours & (1 << hour) != 0)
-    }
-
-    /// The minutes (0–59) the minute field names, ascending.
-    pub fn minutes(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..60).filter(|minute| self.minutes & (1 << minute) != 0)
-    }
-
-    /// Whether the expression runs at fixed local times: neither the minute nor the hour field
-    /// starts with `*` (`5 2 * * *`, `0 9-17 * * *`, not `*/15 * * * *`). Such a schedule fires
-    /// once for a repeated local time and right after the gap for a skipped one; the others
-    /// fire in both passes of a repeated hour and not in a gap (the Debian-cron rule).
-    pub fn fixed_time(&self) -> bool {
-        let mut fields = self.expression.split_whitespace();
-        fields.next().is_some_and(|minute| !minute.starts_with('*'))
-            && fields.next().is_some_and(|hour| !hour.starts_with('*'))
-    }
 }
 
 /// One minute, the step between a fire and the search for the fire before it.
