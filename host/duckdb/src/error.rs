@@ -25,7 +25,7 @@ pub enum Error {
     /// The SQL is not exactly one read-only SELECT or WITH query.
     #[error("{message}")]
     Rejected {
-        /// The guard's message (the reference's wording).
+        /// The guard's message (the Python tool's wording).
         message: String,
     },
     /// A table, view or schema the query names does not exist.

@@ -8,7 +8,7 @@
 //! does not build DuckDB's C++ (docs/duckdb.md has the measurements behind this).
 //!
 //! What a query may do is narrow by construction: the file is opened read-only with external
-//! access, extension loading and configuration changes off; the SQL must pass the reference's
+//! access, extension loading and configuration changes off; the SQL must pass the Python tool's
 //! guard ([`guard`]): one statement, SELECT or WITH, checked by DuckDB's own parser; a time
 //! limit interrupts a call that runs too long, and DuckDB's memory is capped.
 //!

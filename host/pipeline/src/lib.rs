@@ -27,7 +27,10 @@
 //! * `s3://` paths of file sources and file targets: the host downloads the object into a
 //!   private folder the source plugin reads, or uploads a target's staged file once the run
 //!   passed its checks ([`ldp_storage`]); plugins never reach the network.
+//! * [`runtime_options`]: the plugin runtime as ldp runs it, with DuckDB queries of DuckDB
+//!   sources answered by [`DuckdbFiles`] (the runtime itself does not link DuckDB).
 
+mod duckdb_engine;
 mod error;
 mod events;
 mod file_target;
@@ -46,6 +49,7 @@ mod target;
 pub mod transform;
 mod upsert;
 
+pub use duckdb_engine::{DuckdbFiles, runtime_options};
 pub use error::{Error, ErrorKind, Result};
 pub use events::iceberg_sink::append_system_batch;
 pub use file_target::FileExport;

@@ -37,6 +37,7 @@ fn main() {
     let cache = tempfile::tempdir().expect("a temp dir");
     let runtime = Runtime::new(RuntimeOptions {
         cache_dir: Some(cache.path().to_path_buf()),
+        ..RuntimeOptions::default()
     })
     .expect("runtime");
     let csv = ldp_builtin_plugins::get("csv").expect("csv is built in");
@@ -292,6 +293,7 @@ fn first_batch(
     for _ in 0..20 {
         let fresh = Runtime::new(RuntimeOptions {
             cache_dir: Some(cache.path().to_path_buf()),
+            ..RuntimeOptions::default()
         })
         .expect("runtime");
         let started = Instant::now();

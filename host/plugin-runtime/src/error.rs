@@ -22,7 +22,7 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// The process exit code for this kind (the reference's table: 1 for every runtime error;
+    /// The process exit code for this kind (the Python tool's table: 1 for every runtime error;
     /// 3 is reserved for a failed data gate).
     pub fn exit_code(self) -> i32 {
         1

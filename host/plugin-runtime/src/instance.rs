@@ -28,8 +28,9 @@ impl<W> Instance<W> {
         instantiate: impl FnOnce(&mut Store<HostState>) -> wasmtime::Result<W>,
     ) -> Result<Self> {
         let name: Arc<str> = Arc::from(plugin.name());
-        let state = HostState::new(&name, sandbox)?;
-        let mut store = Store::new(&plugin.runtime.inner.engine, state);
+        let inner = &plugin.runtime.inner;
+        let state = HostState::new(&name, sandbox, inner.duckdb.clone())?;
+        let mut store = Store::new(&inner.engine, state);
         sandbox::limit(&mut store);
         set_deadline(&mut store, sandbox.limits.call_timeout);
         let world = match instantiate(&mut store) {

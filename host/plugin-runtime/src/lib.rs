@@ -16,6 +16,10 @@
 //! traps or breaks the contract fails that stream with a [`RuntimeError`] naming the plugin; the
 //! host and every other instance go on.
 //!
+//! The host's side of the interfaces plugins import lives in `host/`, one module per interface.
+//! DuckDB queries (`ldp:plugin/duckdb`) are answered by a [`DuckdbEngine`] passed in
+//! [`RuntimeOptions`]: the runtime itself does not link DuckDB.
+//!
 //! Compiled code is cached in [`default_cache_dir`], keyed by the component's sha256, the
 //! wasmtime version and the engine's settings.
 
@@ -23,8 +27,8 @@ mod bindings;
 mod cache;
 mod check;
 mod direct;
-mod duckdb;
 mod error;
+mod host;
 mod inspect;
 mod instance;
 mod ipc;
@@ -40,6 +44,7 @@ mod transform;
 pub use cache::{default_cache_dir, sha256_hex, wasmtime_version};
 pub use check::{CheckContext, CheckResult, CheckStream};
 pub use error::{ErrorKind, Limit, Result, RuntimeError};
+pub use host::{DuckdbEngine, DuckdbLimits, DuckdbQuery, HostCallError};
 pub use inspect::{FileFormat, Inspection, file_format};
 pub use limits::{Grants, Limits, Sandbox};
 pub use plugin::{Plugin, PluginInfo, PluginKind};

@@ -2,6 +2,7 @@
 
 use crate::bindings;
 use crate::cache::{DiskCache, sha256_hex};
+use crate::host::DuckdbEngine;
 use crate::plugin::Plugin;
 use crate::sandbox::HostState;
 use crate::{Result, RuntimeError};
@@ -16,10 +17,21 @@ use wasmtime::{Config, Engine, OptLevel, ProfilingStrategy};
 pub const EPOCH_TICK: Duration = Duration::from_millis(5);
 
 /// Settings of a [`Runtime`].
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RuntimeOptions {
     /// Where compiled components are cached; `None` keeps nothing on disk.
     pub cache_dir: Option<PathBuf>,
+    /// What answers DuckDB queries of `duckdb-source-plugin` components; `None` refuses them.
+    pub duckdb: Option<Arc<dyn DuckdbEngine>>,
+}
+
+impl std::fmt::Debug for RuntimeOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeOptions")
+            .field("cache_dir", &self.cache_dir)
+            .field("duckdb", &self.duckdb.is_some())
+            .finish()
+    }
 }
 
 impl RuntimeOptions {
@@ -27,6 +39,7 @@ impl RuntimeOptions {
     pub fn with_default_cache() -> Self {
         Self {
             cache_dir: crate::cache::default_cache_dir(),
+            duckdb: None,
         }
     }
 }
@@ -34,6 +47,7 @@ impl RuntimeOptions {
 pub(crate) struct Inner {
     pub(crate) engine: Engine,
     pub(crate) linker: Linker<HostState>,
+    pub(crate) duckdb: Option<Arc<dyn DuckdbEngine>>,
     cache: Option<DiskCache>,
     stop: Arc<AtomicBool>,
 }
@@ -89,6 +103,7 @@ impl Runtime {
             inner: Arc::new(Inner {
                 engine,
                 linker,
+                duckdb: options.duckdb,
                 cache,
                 stop,
             }),

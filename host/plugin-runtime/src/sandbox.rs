@@ -1,6 +1,5 @@
 //! The state of one sandboxed plugin instance: its WASI context, limits and output.
 
-use crate::bindings::wit_log;
 use crate::limits::Sandbox;
 use crate::output::{Channel, Output};
 use crate::{Result, RuntimeError};
@@ -23,7 +22,9 @@ pub(crate) struct HostState {
     http: WasiHttpCtx,
     net: NetGuard,
     /// The DuckDB query of a `duckdb-source-plugin` instance (made on first use).
-    duckdb: Option<crate::duckdb::DuckdbState>,
+    duckdb: Option<crate::host::duckdb::DuckdbState>,
+    /// The engine that answers DuckDB queries, when the runtime has one.
+    duckdb_engine: Option<Arc<dyn crate::host::DuckdbEngine>>,
     sandbox: Sandbox,
 }
 
@@ -108,7 +109,11 @@ impl ResourceLimiter for MemoryGuard {
 
 impl HostState {
     /// The sandbox for `plugin`: no environment, no network, no files but the grants.
-    pub(crate) fn new(plugin: &Arc<str>, sandbox: &Sandbox) -> Result<Self> {
+    pub(crate) fn new(
+        plugin: &Arc<str>,
+        sandbox: &Sandbox,
+        duckdb_engine: Option<Arc<dyn crate::host::DuckdbEngine>>,
+    ) -> Result<Self> {
         let output = Output::new(plugin.clone(), sandbox.limits.max_output_bytes);
         let mut wasi = WasiCtxBuilder::new();
         wasi.stdout(output.stream(Channel::Stdout))
@@ -157,15 +162,16 @@ impl HostState {
                 refused: Arc::new(Mutex::new(None)),
             },
             duckdb: None,
+            duckdb_engine,
             sandbox: sandbox.clone(),
         })
     }
 
     /// The instance's DuckDB state, made from its sandbox on first use.
-    pub(crate) fn duckdb_mut(&mut self) -> &mut crate::duckdb::DuckdbState {
-        let sandbox = &self.sandbox;
+    pub(crate) fn duckdb_mut(&mut self) -> &mut crate::host::duckdb::DuckdbState {
+        let (sandbox, engine) = (&self.sandbox, &self.duckdb_engine);
         self.duckdb
-            .get_or_insert_with(|| crate::duckdb::DuckdbState::new(sandbox))
+            .get_or_insert_with(|| crate::host::duckdb::DuckdbState::new(sandbox, engine.clone()))
     }
 
     /// The first `host:port` the network guard refused, if it refused one.
@@ -202,24 +208,3 @@ impl WasiView for HostState {
         }
     }
 }
-
-impl wit_log::Host for HostState {
-    fn log(&mut self, level: wit_log::Level, message: String) {
-        if !self.output.charge(message.len()) {
-            // Over budget: drop the line. The output stream traps on the next write; the log
-            // import cannot trap, so the budget is checked again after the call.
-            return;
-        }
-        let plugin = self.output.plugin();
-        let plugin = &*plugin;
-        match level {
-            wit_log::Level::Trace => tracing::trace!(target: "ldp::plugin", plugin, "{message}"),
-            wit_log::Level::Debug => tracing::debug!(target: "ldp::plugin", plugin, "{message}"),
-            wit_log::Level::Info => tracing::info!(target: "ldp::plugin", plugin, "{message}"),
-            wit_log::Level::Warn => tracing::warn!(target: "ldp::plugin", plugin, "{message}"),
-            wit_log::Level::Error => tracing::error!(target: "ldp::plugin", plugin, "{message}"),
-        }
-    }
-}
-
-impl crate::bindings::wit::Host for HostState {}

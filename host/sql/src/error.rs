@@ -27,7 +27,7 @@ pub enum Error {
     /// The SQL is not one read-only query ([`crate::check_read_only`]).
     #[error("{message}")]
     Rejected {
-        /// Why, in the reference's words.
+        /// Why, in the Python tool's words.
         message: String,
     },
     /// The async runtime could not start.

@@ -12,21 +12,20 @@ use datafusion::sql::sqlparser::dialect::GenericDialect;
 use crate::error::{Error, Result};
 
 /// The longest SQL accepted, in characters.
-pub const MAX_SQL_CHARS: usize = ldp_duckdb::guard::MAX_SQL_CHARS;
+pub const MAX_SQL_CHARS: usize = ldp_sql_guard::MAX_SQL_CHARS;
 
 /// Checks that `sql` is exactly one read-only query.
 ///
 /// # Errors
 ///
-/// [`Error::Rejected`] with the reference's words: `sql is N characters; the limit is
+/// [`Error::Rejected`] with the Python tool's words: `sql is N characters; the limit is
 /// 100000`, `sql is empty`, `only read-only SELECT or WITH queries are allowed; this statement
 /// starts with 'COPY'`, `sql does not parse: …`, `exactly one statement is allowed; found 2`.
 pub fn check_read_only(sql: &str) -> Result<()> {
     let reject = |message: String| Err(Error::Rejected { message });
-    // The lexical half (length, first token) is the Python tool's guard, shared with DuckDB
-    // sources.
-    if let Err(e) = ldp_duckdb::guard::check_text(sql) {
-        return reject(e.to_string());
+    // The lexical half (length, first token), shared with DuckDB sources.
+    if let Err(e) = ldp_sql_guard::check_text(sql) {
+        return reject(e.message);
     }
     let statements = match DFParser::parse_sql_with_dialect(sql, &GenericDialect {}) {
         Ok(statements) => statements,

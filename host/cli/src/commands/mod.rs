@@ -18,15 +18,11 @@ mod transform;
 mod workflow;
 
 use crate::settings::{Settings, Task};
-use ldp_plugin_runtime::{Runtime, RuntimeOptions};
+use ldp_plugin_runtime::Runtime;
 
 /// Runs the command; returns the exit code of a run that did not fail.
 pub fn run(settings: Settings) -> anyhow::Result<u8> {
-    let runtime = || {
-        Runtime::new(RuntimeOptions {
-            cache_dir: settings.cache_dir.clone(),
-        })
-    };
+    let runtime = || Runtime::new(ldp_pipeline::runtime_options(settings.cache_dir.clone()));
     match &settings.task {
         Task::Run {
             config,
@@ -78,7 +74,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
     }
 }
 
-/// JSON as the reference prints it: 2-space indent, keys in insertion order, non-ASCII escaped
+/// JSON as the Python tool prints it: 2-space indent, keys in insertion order, non-ASCII escaped
 /// as `\uXXXX`.
 pub fn json_text<T: serde::Serialize>(value: &T) -> anyhow::Result<String> {
     let text = serde_json::to_string_pretty(value)?;

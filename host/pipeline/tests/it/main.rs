@@ -4,14 +4,14 @@ use std::path::{Path, PathBuf};
 
 use ldp_config::WriteMode;
 use ldp_pipeline::{Pipeline, RunOptions, open_config};
-use ldp_plugin_runtime::{Runtime, RuntimeOptions};
+use ldp_plugin_runtime::Runtime;
 
 mod checks;
 
 fn runtime() -> Runtime {
-    Runtime::new(RuntimeOptions {
-        cache_dir: Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache")),
-    })
+    Runtime::new(ldp_pipeline::runtime_options(Some(
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache"),
+    )))
     .unwrap()
 }
 

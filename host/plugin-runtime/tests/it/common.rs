@@ -13,6 +13,7 @@ pub fn runtime() -> &'static Runtime {
     RUNTIME.get_or_init(|| {
         Runtime::new(RuntimeOptions {
             cache_dir: Some(cache_dir()),
+            duckdb: None,
         })
         .expect("the runtime starts")
     })
