@@ -37,7 +37,7 @@ pub enum Error {
         ldp_config::repr_str(mode.as_str())
     )]
     FileTargetMode {
-        /// The target as the reference names it: `CSV(name='out', path='/abs/out.csv')`.
+        /// The target as the Python tool names it: `CSV(name='out', path='/abs/out.csv')`.
         target: String,
         /// The mode asked for (`--mode`).
         mode: ldp_config::WriteMode,
@@ -203,7 +203,7 @@ impl Error {
         }
     }
 
-    /// The Python exception name the reference reports for this error (`DataQualityError`,
+    /// The Python exception name the Python tool reports for this error (`DataQualityError`,
     /// `ConfigError`, `SourceError`, `CommitConflict`, ...), as in `run.failed` events.
     pub fn type_name(&self) -> &'static str {
         crate::events::error_type(self)

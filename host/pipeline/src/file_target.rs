@@ -10,7 +10,7 @@
 //! completes.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, sync_channel};
+use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
 use ldp_config::{Config, Format, OnFailure, WriteMode};
@@ -19,9 +19,9 @@ use ldp_table::WindowFilter;
 
 use crate::error::{Error, Result};
 use crate::events::Recorder;
-use crate::quality::{Gate, GateRun, QualityReport};
+use crate::quality::{Gate, QualityReport};
 use crate::report::RunReport;
-use crate::run::RunOptions;
+use crate::run::{Incoming, RunOptions};
 use crate::source::{Loaded, Message, SourceSpec};
 use crate::transform::{Chain, Transforms};
 use ldp_events::DatasetRef;
@@ -203,10 +203,14 @@ impl FileExport {
             let loaded: &Loaded = &loaded;
             scope.spawn(move || source.produce(loaded, &sender));
             let receiver = chain.spawn(scope, receiver);
-            let checks = gate
-                .as_ref()
-                .map(|gate| (gate.on_failure, gate.start(scope)));
-            self.write(&sink, &staging, receiver, &chain, checks, options, rec)
+            let incoming = Incoming {
+                receiver,
+                chain: &chain,
+                checks: gate
+                    .as_ref()
+                    .map(|gate| (gate.on_failure, gate.start(scope))),
+            };
+            self.write(&sink, &staging, incoming, options, rec)
         })?;
         staging.remove();
         let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
@@ -225,17 +229,21 @@ impl FileExport {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Streams what reaches the writer into the sink's staged file; the checks decide whether
+    /// it goes on to the target. Returns the rows read, the rows written and the checks' report.
     fn write(
         &self,
         sink: &Plugin,
         staging: &Staging,
-        receiver: Receiver<Result<Message>>,
-        chain: &Chain,
-        checks: Option<(OnFailure, GateRun<'_>)>,
+        incoming: Incoming<'_, '_>,
         options: &RunOptions,
         rec: &mut Recorder,
     ) -> Result<(u64, u64, QualityReport)> {
+        let Incoming {
+            receiver,
+            chain,
+            checks,
+        } = incoming;
         let (on_failure, mut gate) = match checks {
             Some((on_failure, gate)) => (on_failure, Some(gate)),
             None => (OnFailure::Fail, None),
@@ -415,7 +423,7 @@ impl FileExport {
         Ok((rows_read, rows_written, quality))
     }
 
-    /// The target as the reference names it in messages:
+    /// The target as the Python tool names it in messages:
     /// `CSV(name='out', path='/abs/out.csv')` (`Parquet(…)`, `JSON(…)`).
     fn repr(&self) -> String {
         let block = self.config.target();

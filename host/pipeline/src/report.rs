@@ -28,7 +28,7 @@ pub struct WriteResult {
     pub attempts: u32,
     /// Whether the key was already published (staged runs only).
     pub skipped_duplicate: bool,
-    /// What an upsert did (upserts only; not in the reference's shape).
+    /// What an upsert did (upserts only; not in the Python tool's shape).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upsert: Option<UpsertCounts>,
 }
@@ -57,13 +57,13 @@ pub struct UpsertCounts {
 /// A finished run (`ldp run --json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunReport {
-    /// The config's `identifier` (the pipeline's name), as the reference reports it.
+    /// The config's `identifier` (the pipeline's name), as the Python tool reports it.
     pub name: String,
     /// Rows the source gave.
     pub rows_read: u64,
     /// Rows written to the target.
     pub rows_written: u64,
-    /// The write to an Iceberg table (`null` for a file target, as in the reference).
+    /// The write to an Iceberg table (`null` for a file target, as in the Python tool).
     pub write_result: Option<WriteResult>,
     /// The quality report (no results without checks).
     pub quality: crate::quality::QualityReport,
@@ -84,7 +84,7 @@ pub struct RunReport {
 impl RunReport {
     /// The human summary line of `ldp run`: `rides: read 3 rows, wrote 3 rows in 0.54s`, with
     /// ` (quality: K of N checks passed)` when the run had checks. "rows" even for one row, as
-    /// the reference prints it.
+    /// the Python tool prints it.
     pub fn summary_line(&self) -> String {
         let kept = self
             .rows_kept

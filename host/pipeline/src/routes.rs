@@ -17,7 +17,7 @@ pub struct Route {
     pub target: Format,
     /// `BIGQUERY` for the BigQuery route.
     pub engine: Option<&'static str>,
-    /// The reference's pipeline class name (reported by plan and the demo).
+    /// The Python tool's pipeline class name (reported by plan and the demo).
     pub pipeline: &'static str,
     /// The plugins (or `host`) that read the source and write the target, when this build
     /// runs the route.
@@ -54,7 +54,7 @@ const PLUGINS: [(&str, &str); 24] = [
     ("DuckDBToJSON", "duckdb (host: libduckdb) → json-sink"),
 ];
 
-/// Every route, in the config crate's order: the reference's as it lists them, then the
+/// Every route, in the config crate's order: the Python tool's as it lists them, then the
 /// routes only ldp runs; each with the plugins that run it.
 pub static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
     ldp_config::PIPELINE_ROUTES
@@ -78,20 +78,20 @@ fn with_plugin(route: &PipelineRoute) -> Route {
     }
 }
 
-/// How many of [`ROUTES`] are the reference's (the others are ldp's own).
+/// How many of [`ROUTES`] are the Python tool's (the others are ldp's own).
 pub const REFERENCE_ROUTES: usize = ldp_config::PIPELINE_ROUTES.len();
 
 /// The route of a config.
 ///
 /// # Errors
 ///
-/// [`Error::Unsupported`]: no route matches (the reference's message, every route listed), or
+/// [`Error::Unsupported`]: no route matches (the Python tool's message, every route listed), or
 /// the route exists but this build does not run it yet.
 pub fn check(config: &Config) -> Result<Route> {
     let (source, target) = (config.source(), config.target());
     let engine = source.engine.as_deref().filter(|e| *e == "BIGQUERY");
     // The config crate's table (the one `ldp plan` reports) decides whether a route exists,
-    // with the reference's message; `PLUGINS` says what runs it.
+    // with the Python tool's message; `PLUGINS` says what runs it.
     let known = ldp_config::find_route(source.format, target.format, engine)
         .map_err(|message| Error::Unsupported { message })?;
     let found = with_plugin(known);

@@ -4,23 +4,22 @@
 //! the batch as an append.
 
 use arrow_array::RecordBatch;
-use ldp_catalog::Catalog;
 use ldp_table::{Table, Upsert};
 
 use crate::error::Result;
 use crate::report::{UpsertCounts, WriteResult};
-use crate::run::{Pipeline, RunOptions};
+use crate::run::{Pipeline, WriteContext};
 
 impl Pipeline {
     /// Upserts `held` into the target table (`table` when it exists), creating it when missing.
     pub(crate) fn upsert(
         &self,
-        catalog: &Catalog,
+        ctx: &WriteContext<'_>,
         table: Option<Table>,
         held: &[RecordBatch],
-        options: &RunOptions,
         created: &mut bool,
     ) -> Result<WriteResult> {
+        let (catalog, options) = (ctx.catalog, ctx.options);
         let identifier = self.target().identifier();
         let mut upsert = Upsert::new(&identifier, held, &self.config().target().join_cols)?
             .writer_options(options.writer.clone());

@@ -1,6 +1,6 @@
 //! The `openlineage` sink with a `url`: the plugin (which has no network) writes its lines into
 //! a private file of the host's, and the host POSTs each new line to the endpoint, as the
-//! reference does (`Content-Type: application/json`, `Authorization: Bearer $api_key_env` when
+//! Python tool does (`Content-Type: application/json`, `Authorization: Bearer $api_key_env` when
 //! set, `/api/v1/lineage` when the URL has no path, HTTP ≥ 300 an error). Plain `http://` only:
 //! lineage servers on a laptop (Marquez) speak it; `https://` is refused with a message.
 

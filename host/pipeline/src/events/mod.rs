@@ -127,7 +127,7 @@ impl Recorder {
         });
     }
 
-    /// `quality.evaluated` (also without checks, as the reference: an empty report passes).
+    /// `quality.evaluated` (also without checks, as the Python tool: an empty report passes).
     pub fn quality(
         &mut self,
         rows: u64,
@@ -226,7 +226,7 @@ impl Recorder {
     }
 }
 
-/// The reference's `WriteResult` facts of a write.
+/// The Python tool's `WriteResult` facts of a write.
 fn facts(w: &WriteResult) -> WriteFacts {
     WriteFacts {
         table_identifier: w.table_identifier.clone(),
@@ -242,7 +242,7 @@ fn facts(w: &WriteResult) -> WriteFacts {
     }
 }
 
-/// The Python exception name the reference would report for `error`.
+/// The Python exception name the Python tool would report for `error`.
 pub(crate) fn error_type(error: &Error) -> &'static str {
     match error {
         Error::Config(_)

@@ -73,7 +73,7 @@ pub fn result_line(result: &CheckResult) -> String {
 
 impl Serialize for QualityReport {
     /// `{passed, checks_run, checks_failed, results: [{name, passed, details, failing_rows,
-    /// metrics}]}`, as the reference's `QualityReport.to_dict()`.
+    /// metrics}]}`, as the Python tool's `QualityReport.to_dict()`.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut s = serializer.serialize_struct("QualityReport", 4)?;
         s.serialize_field("passed", &self.passed())?;

@@ -1,34 +1,36 @@
 //! The write of a staged run: what the run streamed (data files, or the rows of an upsert)
 //! handed to the publish loop.
 
-use arrow_array::RecordBatch;
-use ldp_catalog::Catalog;
 use ldp_config::WriteMode;
-use ldp_table::{DataFiles, Evolution, Table, Upsert, WindowFilter};
+use ldp_table::{Upsert, WindowFilter};
 
 use super::{StagedData, Staging, publish};
 use crate::error::{Error, Result};
 use crate::report::WriteResult;
-use crate::run::{Pipeline, RunOptions};
+use crate::run::{Pipeline, Streamed, WriteContext};
 
 impl Pipeline {
-    /// Publishes the run's write through the staged protocol. `table` is the target as the
-    /// run found or created it (none when the source gave no rows), `files` the data files
-    /// written (appends and overwrites), `held` the rows of an upsert.
-    #[allow(clippy::too_many_arguments)]
+    /// Publishes what the run streamed through the staged protocol: the target as the run
+    /// found or created it (none when the source gave no rows), the data files written (appends
+    /// and overwrites), or the rows of an upsert.
     pub(crate) fn publish_staged(
         &self,
-        catalog: &Catalog,
-        table: Option<Table>,
-        files: Option<DataFiles>,
-        evolution: Option<&Evolution>,
+        ctx: &WriteContext<'_>,
+        streamed: Streamed,
         only_window: Option<&WindowFilter>,
-        held: &[RecordBatch],
-        mode: WriteMode,
         staging: &Staging,
-        options: &RunOptions,
         created: &mut bool,
     ) -> Result<WriteResult> {
+        let (catalog, mode, options) = (ctx.catalog, ctx.mode, ctx.options);
+        let Streamed {
+            table,
+            files,
+            evolution,
+            held,
+            ..
+        } = streamed;
+        let held = &held[..];
+        let evolution = evolution.as_ref();
         if mode == WriteMode::Upsert {
             let identifier = self.target().identifier();
             // The keys are checked before the table is created or touched.

@@ -33,7 +33,7 @@ pub(crate) struct Chain {
 }
 
 /// `metadata.window.column` and the run's window: the rows outside it are dropped right after
-/// extraction, before the transforms, as the reference does.
+/// extraction, before the transforms, as the Python tool does.
 pub(crate) struct SourceWindow {
     /// The column.
     pub column: String,
@@ -99,10 +99,10 @@ impl Chain {
         for message in input {
             let result = match message {
                 Ok(Message::Schema(schema)) => match self.open(&schema) {
-                    Ok((streams, out, window)) => {
-                        open = streams;
-                        filter = window;
-                        send(Ok(Message::Schema(out)))
+                    Ok(opened) => {
+                        open = opened.streams;
+                        filter = opened.filter;
+                        send(Ok(Message::Schema(opened.schema)))
                     }
                     Err(e) => {
                         send(Err(e));
@@ -172,17 +172,8 @@ impl Chain {
         Ok((kept.num_rows() > 0).then_some(kept))
     }
 
-    /// Opens every transform for the schema the one before it gives; the last output schema,
-    /// and the source's window filter.
-    #[allow(clippy::type_complexity)]
-    fn open(
-        &self,
-        schema: &SchemaRef,
-    ) -> Result<(
-        Vec<(&Resolved, TransformStream)>,
-        SchemaRef,
-        Option<WindowFilter>,
-    )> {
+    /// Opens every transform for the schema the one before it gives.
+    fn open(&self, schema: &SchemaRef) -> Result<Opened<'_>> {
         let filter = match &self.window {
             Some(w) => Some(WindowFilter::new(
                 schema,
@@ -213,8 +204,22 @@ impl Chain {
             }
             streams.push((resolved, stream));
         }
-        Ok((streams, schema, filter))
+        Ok(Opened {
+            streams,
+            schema,
+            filter,
+        })
     }
+}
+
+/// The transforms of a chain, open for the source's schema.
+struct Opened<'a> {
+    /// Each transform's stream, in order.
+    streams: Vec<(&'a Resolved, TransformStream)>,
+    /// The last transform's output schema.
+    schema: SchemaRef,
+    /// The source's window filter, applied before the first transform.
+    filter: Option<WindowFilter>,
 }
 
 /// Pushes `batches` through the open transforms from `from` on.
