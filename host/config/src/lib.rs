@@ -150,7 +150,7 @@ pub use quality::{
     CHECK_NAMES, Check, CheckParams, CheckSpec, OnFailure, Quality, RowCountEquals, TimeUnit,
     is_arrow_type, parse_check,
 };
-pub use repr::{py_float, repr, repr_list, repr_str, type_name};
+pub use repr::{py_float, py_str, repr, repr_list, repr_str, type_name};
 pub use retries::{MAX_DELAY_S, RETRY_KEYS, Retries};
 pub use routes::{LDP_ROUTES, PIPELINE_ROUTES, PipelineRoute, find_route, route_label};
 pub use run_window::{SHORTCUTS, Window, format_instant, is_shortcut, isoformat_utc};

@@ -1,36 +1,10 @@
 //! Python `repr()` and `type(x).__name__` of JSON values, for messages that must read exactly
-//! like the reference's (strings in single quotes, lists as `['a', 'b']`, `None`, `True`).
+//! like the Python tool's (strings in single quotes, lists as `['a', 'b']`, `None`, `True`).
 
-pub use ldp_pyrepr::{py_float, repr_json as repr, repr_str};
-use serde_json::Value;
-
-/// Python `str()` of a JSON value: a string as it is, anything else as [`repr`].
-pub fn py_str(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        other => repr(other),
-    }
-}
-
-/// Python `repr()` of a list of strings: `['a', 'b']`.
-pub fn repr_list<S: AsRef<str>>(items: &[S]) -> String {
-    let inner: Vec<String> = items.iter().map(|item| repr_str(item.as_ref())).collect();
-    format!("[{}]", inner.join(", "))
-}
-
-/// The name Python gives the type of a JSON value: `str`, `int`, `float`, `bool`, `list`,
-/// `dict` or `NoneType`.
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(number) if number.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
-}
+pub use ldp_pyrepr::{
+    py_float, py_str_json as py_str, py_type_name as type_name, repr_json as repr, repr_list,
+    repr_str,
+};
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@ mod json;
 #[cfg(feature = "arrow")]
 pub use arrow_type::pyarrow_type_name;
 #[cfg(feature = "json")]
-pub use json::{repr_json, repr_number};
+pub use json::{py_int, py_str_json, py_truthy, py_type_name, repr_json, repr_number};
 
 /// Python `repr()` of a float: the shortest text that reads back to the same value, positional
 /// for exponents from -4 to 15 (`2.0`, `0.0001`), scientific otherwise (`1e-05`, `1e+16`).

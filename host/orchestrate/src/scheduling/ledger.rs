@@ -21,7 +21,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use ldp_config::repr;
+use ldp_config::py_str;
 use ldp_config::workflow::TASK_OK;
 
 /// A window as `workflow.started` wrote it: start and end, UTC-Z strings.
@@ -145,15 +145,7 @@ fn events(path: &Path, needles: &[&str]) -> Vec<Event> {
     found
 }
 
-/// Python's `str()` of a JSON value: a string as it is, anything else as its repr.
-fn py_str(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        other => repr(other),
-    }
-}
-
-/// What the ledger says about each window of a workflow (the reference's `read_windows`).
+/// What the ledger says about each window of a workflow (the Python tool's `read_windows`).
 pub fn read_windows(path: &Path, workflow: &str) -> BTreeMap<LedgerWindow, WindowRecord> {
     let mut last_run: BTreeMap<LedgerWindow, String> = BTreeMap::new();
     let mut attempts: BTreeMap<String, u64> = BTreeMap::new();
@@ -223,7 +215,7 @@ impl Continuation {
 }
 
 /// The ids and attempts of workflow runs, to carry them on, in one scan of the ledger (the
-/// reference's `trace_runs`). A run the ledger does not hold is not in the result.
+/// Python tool's `trace_runs`). A run the ledger does not hold is not in the result.
 pub fn trace_runs(path: &Path, run_ids: &[&str]) -> BTreeMap<String, Continuation> {
     let wanted: BTreeSet<&str> = run_ids.iter().copied().collect();
     if wanted.is_empty() {
