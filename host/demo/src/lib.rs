@@ -253,7 +253,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::approx_constant)] // 3.14 is a distance, not π
+    #[allow(clippy::approx_constant, reason = "3.14 is a distance, not π")]
     fn twenty_rides_seed_44_from_1011() {
         let expected = [
             (1011, "2024-01-01 19:43:57", "NYC", 10.51, 22.1),

@@ -37,6 +37,10 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::sync::Arc;
 
+/// The columns of one batch, or the (row in the batch, column) of a value that cannot be read
+/// as its column's type.
+type Columns = Result<Vec<ArrayRef>, (usize, usize)>;
+
 /// The size of the read buffer, and of the sample types are inferred from by default.
 pub const MIB: usize = 1 << 20;
 
@@ -237,8 +241,7 @@ impl CsvReader {
 
     /// The columns of the next batch, split by the fast decoder or else by arrow-csv; a value
     /// that cannot be read as its column's type as `Err((row in the batch, column))`.
-    #[allow(clippy::type_complexity)]
-    fn decode_next(&mut self) -> Result<Option<Result<Vec<ArrayRef>, (usize, usize)>>, ArrowError> {
+    fn decode_next(&mut self) -> Result<Option<Columns>, ArrowError> {
         if std::mem::take(&mut self.first) {
             return self.arrow_batch(self.context.config.has_header);
         }
@@ -260,11 +263,7 @@ impl CsvReader {
 
     /// The next batch, split by arrow-csv from the next record on (`header`: skipping the
     /// header first), then read as the columns' types.
-    #[allow(clippy::type_complexity)]
-    fn arrow_batch(
-        &mut self,
-        header: bool,
-    ) -> Result<Option<Result<Vec<ArrayRef>, (usize, usize)>>, ArrowError> {
+    fn arrow_batch(&mut self, header: bool) -> Result<Option<Columns>, ArrowError> {
         let mut decoder = ReaderBuilder::new(self.text.clone())
             .with_format(format(&self.context.config).with_header(header))
             .with_batch_size(self.context.config.batch_size)

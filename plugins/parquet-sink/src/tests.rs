@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 /// The parquet source's reader, so that the round trips go through the plugin that reads.
 #[path = "../../parquet/src/read.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, reason = "the tests use only the reader")]
 mod source_read;
 
 fn write(path: &str, extra: &str, batches: &[RecordBatch]) -> SinkSummary {

@@ -2,7 +2,7 @@
 //! with a message, grouping digits, and a small deterministic PRNG with fast decimal printing
 //! for generating CSV files.
 
-#![allow(dead_code)] // each bench uses a part
+#![allow(dead_code, reason = "each bench uses a part")]
 
 use std::fs::File;
 use std::path::Path;
