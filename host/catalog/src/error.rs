@@ -30,7 +30,7 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// The process exit code for this kind (the reference's table: 1 for every runtime error;
+    /// The process exit code for this kind (the Python tool's table: 1 for every runtime error;
     /// 3 is reserved for a failed data gate).
     pub fn exit_code(self) -> i32 {
         1
@@ -228,7 +228,7 @@ impl Error {
     }
 
     /// Names the table the caller wanted in a [`Error::NoCatalog`] (so its message becomes the
-    /// reference's `Iceberg table ns.t does not exist: there is no catalog at …`); other errors
+    /// Python tool's `Iceberg table ns.t does not exist: there is no catalog at …`); other errors
     /// are returned unchanged.
     pub fn for_table(self, table: &str) -> Error {
         match self {
@@ -266,7 +266,7 @@ impl Error {
     }
 }
 
-/// The reference's error for a read-only command whose SQLite catalog file is missing:
+/// The Python tool's error for a read-only command whose SQLite catalog file is missing:
 /// `Iceberg table ns.t does not exist: there is no catalog at <file>. Run 'ldp run CONFIG' first,
 /// or check the catalog's warehouse_path or uri.` `table` is `ns.name`.
 pub fn no_catalog(file: &Path, table: &str) -> Error {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 
-/// `ns.name`, as messages and the reference name a table.
+/// `ns.name`, as messages and the Python tool name a table.
 pub fn qualified(namespace: &str, name: &str) -> String {
     format!("{namespace}.{name}")
 }

@@ -450,7 +450,7 @@ fn check_jobs(jobs: Option<usize>) -> Result<(), SettingsError> {
     Ok(())
 }
 
-/// The reference's rules: `--attempt` needs `--run-id`, `--run-id` needs `--window` or a key,
+/// The Python tool's rules: `--attempt` needs `--run-id`, `--run-id` needs `--window` or a key,
 /// `auto` needs `--window`.
 fn staged_args(args: &RunCmdArgs) -> Result<Option<StagedArgs>, SettingsError> {
     if args.attempt.is_some() && args.run_id.is_none() {

@@ -11,10 +11,10 @@
 //!   and `1.0` differ; NaN and the infinities are refused.
 //!
 //! The same writer gives [`python_json_pretty`], Python's `json.dumps(value, indent=2)`, the
-//! shape of the reference's `--json` outputs.
+//! shape of the Python tool's `--json` outputs.
 //!
 //! A number beyond the 64-bit integers is read by `serde_json` as a float, where Python keeps
-//! an integer: such a config hashes differently from the reference (no real config has one).
+//! an integer: such a config hashes differently from the Python tool (no real config has one).
 
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
@@ -54,7 +54,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// Python's `json.dumps(value, indent=2)`, the reference's `--json` outputs: keys in document
+/// Python's `json.dumps(value, indent=2)`, the Python tool's `--json` outputs: keys in document
 /// order, two-space indentation, `, `-free item separators, `": "` after keys, non-ASCII
 /// written as `\uXXXX` escapes (surrogate pairs above U+FFFF), floats as Python's `repr`.
 pub fn python_json_pretty(value: &Value) -> String {

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::problems::{Mode, Problems, check_string, get, join, truthy};
 use crate::repr::{py_str, repr, repr_list, type_name};
 
-/// The registered catalog types, sorted (as the reference prints them).
+/// The registered catalog types, sorted (as the Python tool prints them).
 pub const CATALOG_TYPES: [&str; 4] = ["glue", "local", "rest", "sql"];
 
 /// A catalog type.

@@ -39,7 +39,7 @@ pub enum ConfigError {
     Invalid {
         /// The config file, when the document was read from one.
         file: Option<PathBuf>,
-        /// The problem, worded as the reference words it.
+        /// The problem, worded as the Python tool words it.
         message: String,
     },
     /// Validation as `ldp plan` does it found problems (each prefixed by its JSON path).
@@ -47,25 +47,25 @@ pub enum ConfigError {
     Validation {
         /// The config file, when the document was read from one.
         file: Option<PathBuf>,
-        /// Every problem, in the reference's order.
+        /// Every problem, in the Python tool's order.
         problems: Vec<String>,
     },
     /// A window that cannot be read or computed (`window end 2026-08-01T00:00:00+00:00 must be
-    /// after its start 2026-08-02T00:00:00+00:00`), worded as the reference words it.
+    /// after its start 2026-08-02T00:00:00+00:00`), worded as the Python tool words it.
     #[error("{message}")]
     Window {
         /// What is wrong.
         message: String,
     },
     /// A spec that cannot give a hash, a target identity or a key (`the target needs a 'path'
-    /// or a 'name'`), worded as the reference words it.
+    /// or a 'name'`), worded as the Python tool words it.
     #[error("{message}")]
     Spec {
         /// What is wrong.
         message: String,
     },
     /// A workflow file (or a dataset config read as a workflow) that cannot be used, in the
-    /// reference's lines: `nightly.json has 2 problems:` then `  - tasks[1].id: …`, or one line
+    /// Python tool's lines: `nightly.json has 2 problems:` then `  - tasks[1].id: …`, or one line
     /// such as `workflow file not found: <path>`.
     #[error("{}", lines.join("\n"))]
     Workflow {

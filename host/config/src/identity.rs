@@ -23,7 +23,7 @@ use crate::spec_path::normalise_spec_path;
 ///
 /// # Errors
 ///
-/// [`ConfigError::Spec`] with the reference's messages: `spec metadata is missing the 'target'
+/// [`ConfigError::Spec`] with the Python tool's messages: `spec metadata is missing the 'target'
 /// object`, `an Iceberg target needs 'name' and a catalog 'identifier' or 'namespace'`, `the
 /// target needs a 'path' or a 'name'`.
 pub fn target_identity(document: &Value, config_dir: Option<&Path>) -> Result<String, ConfigError> {

@@ -1,4 +1,4 @@
-//! Python 3.11's `datetime.fromisoformat` (the C implementation the reference runs), which
+//! Python 3.11's `datetime.fromisoformat` (the C implementation the Python tool runs), which
 //! decides what a window bound may look like: `2026-08-01`, `20260801`, `2026-W31-6`,
 //! `2026-08-01T10:30`, `2026-08-01 10:30:00.250+02:00`, `2026-08-01T103000,5-0130` and the
 //! like. The separator between date and time may be any character; a fraction has any number

@@ -1,5 +1,5 @@
-//! The JSON Schema of each kind of file (`ldp schema [--kind KIND]`), as the reference prints
-//! it: the files under `host/config/schemas/` are the reference's own output, so editors that
+//! The JSON Schema of each kind of file (`ldp schema [--kind KIND]`), as the Python tool prints
+//! it: the files under `host/config/schemas/` are the Python tool's own output, so editors that
 //! validate configs against either tool's schema agree.
 
 use crate::kind::{Kind, kind_of};
@@ -17,7 +17,7 @@ pub fn kind_schema(kind: Kind) -> &'static str {
     }
 }
 
-/// The kind named `name` on the command line, with the reference's message for any other
+/// The kind named `name` on the command line, with the Python tool's message for any other
 /// name (`unknown kind 'x'; the kinds are ['Pipeline', 'Workflow']`).
 ///
 /// # Errors

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::repr::{repr, repr_list};
 
-/// The registered kinds, in the order the reference lists them.
+/// The registered kinds, in the order the Python tool lists them.
 pub const KINDS: [&str; 2] = ["Pipeline", "Workflow"];
 
 /// Kinds reserved for later releases, with the release that brings them.
@@ -45,7 +45,7 @@ impl std::fmt::Display for Kind {
 ///
 /// # Errors
 ///
-/// The reference's message, without the `kind: ` prefix the validator adds: a wrong case
+/// The Python tool's message, without the `kind: ` prefix the validator adds: a wrong case
 /// (`unknown kind 'workflow'; did you mean 'Workflow'? ...`), a reserved kind
 /// (`kind 'Metrics' is reserved for 0.1.4 ...`) or an unknown one.
 pub fn kind_of(document: &Value) -> Result<Kind, String> {

@@ -111,7 +111,7 @@ pub enum Format {
 }
 
 impl Format {
-    /// The formats in the reference's order (used in messages).
+    /// The formats in the Python tool's order (used in messages).
     pub const ALL: [Format; 6] = [
         Format::Csv,
         Format::Parquet,
@@ -133,7 +133,7 @@ impl Format {
         }
     }
 
-    /// Parses a format the way the reference does: trimmed, case-insensitive.
+    /// Parses a format the way the Python tool does: trimmed, case-insensitive.
     pub fn parse(text: &str) -> Option<Format> {
         let wanted = text.trim().to_uppercase();
         Format::ALL
@@ -160,7 +160,7 @@ pub enum WriteMode {
 }
 
 impl WriteMode {
-    /// The modes in the reference's order.
+    /// The modes in the Python tool's order.
     pub const ALL: [WriteMode; 3] = [WriteMode::Append, WriteMode::Overwrite, WriteMode::Upsert];
 
     /// The lower-case name.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::repr::{repr, repr_list, type_name};
 
-/// The sink types, in the reference's order.
+/// The sink types, in the Python tool's order.
 pub const SINK_TYPES: [&str; 4] = ["null", "jsonl", "openlineage", "iceberg"];
 
 /// Where the `jsonl` sink writes without a `path` (relative to the config's folder).
@@ -91,7 +91,7 @@ fn iceberg_catalog_block(metadata: &Map<String, Value>) -> Option<&Value> {
 ///
 /// # Errors
 ///
-/// The reference's message (it stops at the first problem), e.g. `metadata.observability
+/// The Python tool's message (it stops at the first problem), e.g. `metadata.observability
 /// has unknown keys ['x']; allowed: ['iceberg', 'jsonl', 'null', 'openlineage', 'sinks']`.
 pub fn sink_specs(metadata: &Map<String, Value>) -> Result<Vec<SinkSpec>, String> {
     let raw = match metadata.get("observability") {

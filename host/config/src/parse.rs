@@ -20,7 +20,7 @@ use crate::transforms::{TransformSpec, check_transforms};
 use crate::validate::Validation;
 use crate::window::{WindowSpec, check_window};
 
-/// The top-level keys of a Pipeline config, in the reference's order.
+/// The top-level keys of a Pipeline config, in the Python tool's order.
 pub const TOP_LEVEL_KEYS: [&str; 9] = [
     "apiVersion",
     "kind",

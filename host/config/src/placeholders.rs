@@ -25,7 +25,7 @@ pub struct Placeholder {
     pub span: (usize, usize),
 }
 
-/// The window placeholders of a template, in order, found as the reference's pattern
+/// The window placeholders of a template, in order, found as the Python tool's pattern
 /// `\{(window_start|window_end)(?::([^{}]*))?\}` finds them (a format holds no brace; `{{` is
 /// not an escape).
 pub fn find_placeholders(template: &str) -> Vec<Placeholder> {
@@ -118,7 +118,7 @@ pub fn mentions_placeholder(text: &str) -> bool {
         .any(|name| text.contains(&format!("{{{name}")))
 }
 
-/// Checks `metadata.source.path` as the reference does: each placeholder needs a format with a
+/// Checks `metadata.source.path` as the Python tool does: each placeholder needs a format with a
 /// strftime directive, and none may be left open.
 pub(crate) fn check_source_path(problems: &mut Problems, path: Option<&Value>) {
     let Some(path) = path.and_then(Value::as_str) else {

@@ -57,7 +57,7 @@ pub struct Plan {
     pub spec_hash: Option<String>,
     /// `CSV -> ICEBERG`.
     pub route: Option<String>,
-    /// The reference's pipeline class (`CSVToIceberg`).
+    /// The Python tool's pipeline class (`CSVToIceberg`).
     pub pipeline: Option<String>,
     /// `namespace.table` for Iceberg (namespace first, else the catalog identifier), else the
     /// target path as written.

@@ -1,4 +1,4 @@
-//! How `ldp plan FILE` prints a [`Plan`]: `--json` as the reference's `json.dumps(plan,
+//! How `ldp plan FILE` prints a [`Plan`]: `--json` as the Python tool's `json.dumps(plan,
 //! indent=2)`, and the human form.
 //!
 //! The human form of a valid plan is `name  value` lines on stdout, the names padded to the

@@ -1,5 +1,5 @@
 //! The problem collector shared by the validator and the strict loader, and small helpers that
-//! read JSON the way the reference reads Python objects (truthiness, `str.strip()`).
+//! read JSON the way the Python tool reads Python objects (truthiness, `str.strip()`).
 
 use serde_json::{Map, Value};
 
@@ -105,7 +105,7 @@ pub(crate) fn non_blank(value: &Value) -> Option<&str> {
     value.as_str().filter(|text| !text.trim().is_empty())
 }
 
-/// The reference's `_check_string`: `is required` when missing (and `required`), else a
+/// The Python tool's `_check_string`: `is required` when missing (and `required`), else a
 /// non-empty string. Returns the string when it is one.
 pub(crate) fn check_string(
     problems: &mut Problems,

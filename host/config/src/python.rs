@@ -1,4 +1,4 @@
-//! Small pieces of Python semantics the reference leans on when it reads raw JSON: truthiness
+//! Small pieces of Python semantics the Python tool leans on when it reads raw JSON: truthiness
 //! (`value or default`), `str.strip()` (Python's whitespace set, wider than Rust's by
 //! `\x1c`–`\x1f`) and `str.split()`.
 

@@ -1,7 +1,7 @@
 //! `metadata.retries`: `{max_attempts ≥ 1 (1), delay_s ≥ 0 (30), backoff ≥ 1 (2.0)}`, defaults
 //! in parentheses; any other key is an error.
 //!
-//! As in the reference, a key that is present is checked even when it is `null` (`"retries":
+//! As in the Python tool, a key that is present is checked even when it is `null` (`"retries":
 //! null` is not an object, `"max_attempts": null` is not a whole number).
 
 use serde::Serialize;
@@ -16,7 +16,7 @@ pub const RETRY_KEYS: [&str; 3] = ["max_attempts", "delay_s", "backoff"];
 /// The longest wait between two attempts, in seconds, whatever the delay and the backoff come to.
 pub const MAX_DELAY_S: f64 = 86_400.0;
 
-/// How a failed run is tried again (by a workflow or schedule). Serialised as the reference's
+/// How a failed run is tried again (by a workflow or schedule). Serialised as the Python tool's
 /// `ldp workflow plan --json` shows it: `{"max_attempts": 2, "delay_s": 0.0, "backoff": 2.0}`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Retries {

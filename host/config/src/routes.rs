@@ -1,10 +1,10 @@
-//! The routes the reference registers (`(source format, target format, engine)` → pipeline
-//! class), which `ldp plan` reports as `route` and `pipeline`, in the order the reference lists
+//! The routes the Python tool registers (`(source format, target format, engine)` → pipeline
+//! class), which `ldp plan` reports as `route` and `pipeline`, in the order the Python tool lists
 //! them (sorted by source, target, engine).
 
 use crate::model::Format;
 
-/// A registered route and the reference's pipeline class for it.
+/// A registered route and the Python tool's pipeline class for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PipelineRoute {
     /// The source format.
@@ -13,7 +13,7 @@ pub struct PipelineRoute {
     pub target: Format,
     /// The source engine the route needs (`BIGQUERY`), if any.
     pub engine: Option<&'static str>,
-    /// The reference's class name (`CSVToIceberg`).
+    /// The Python tool's class name (`CSVToIceberg`).
     pub pipeline: &'static str,
 }
 
@@ -24,7 +24,7 @@ impl PipelineRoute {
     }
 }
 
-/// Every route of the reference, as it lists them.
+/// Every route of the Python tool, as it lists them.
 pub const PIPELINE_ROUTES: [PipelineRoute; 8] = [
     route(Format::Csv, Format::Iceberg, None, "CSVToIceberg"),
     route(Format::DuckDb, Format::Iceberg, None, "DuckDBToIceberg"),
@@ -36,11 +36,11 @@ pub const PIPELINE_ROUTES: [PipelineRoute; 8] = [
     route(Format::Xlsx, Format::Iceberg, None, "ExcelToIceberg"),
 ];
 
-/// The routes ldp runs beyond the reference's: every file format into a table, tables into
+/// The routes ldp runs beyond the Python tool's: every file format into a table, tables into
 /// tables, files and DuckDB queries into files, and tables and files into newline-delimited
 /// JSON. `ldp plan`
-/// accepts them; its error for an unknown route lists the reference's routes only, as the
-/// reference words it.
+/// accepts them; its error for an unknown route lists the Python tool's routes only, as the
+/// Python tool words it.
 pub const LDP_ROUTES: [PipelineRoute; 17] = [
     route(Format::Json, Format::Iceberg, None, "JSONToIceberg"),
     route(Format::Iceberg, Format::Iceberg, None, "IcebergToIceberg"),
@@ -88,7 +88,7 @@ pub fn route_label(source: &str, target: &str, engine: Option<&str>) -> String {
 ///
 /// # Errors
 ///
-/// The reference's message when none matches: `no pipeline is registered for CSV -> CSV.
+/// The Python tool's message when none matches: `no pipeline is registered for CSV -> CSV.
 /// Registered routes: CSV -> ICEBERG [CSVToIceberg]; ...`.
 pub fn find_route(
     source: Format,

@@ -18,7 +18,7 @@
 //!
 //! Limits: a bound past `9999-12-30T22:00:00Z` (the last hours Python can hold, which a
 //! [`Timestamp`] cannot) is refused as out of range, as is one Python cannot convert to UTC
-//! (where the reference crashes with `OverflowError`).
+//! (where the Python tool crashes with `OverflowError`).
 
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
@@ -69,7 +69,7 @@ impl Window {
     ///
     /// # Errors
     ///
-    /// [`ConfigError::Window`] with the reference's messages, e.g. `window '2026-08-01' must
+    /// [`ConfigError::Window`] with the Python tool's messages, e.g. `window '2026-08-01' must
     /// be an ISO-8601 interval 'START/END', or one of yesterday, last-week, last-month` or
     /// `window start 'x' is not an ISO-8601 date or datetime`.
     pub fn parse(text: &str, time_zone: &TimeZone, now: Timestamp) -> Result<Window, ConfigError> {
@@ -87,13 +87,13 @@ impl Window {
         Window::new(bound(start, "start")?, bound(end, "end")?)
     }
 
-    /// Reads a window given as JSON, as the reference's API accepts it: `null` (no window), a
+    /// Reads a window given as JSON, as the Python tool's API accepts it: `null` (no window), a
     /// string (as [`Window::parse`]), `[start, end]` or `{"start": …, "end": …}` with ISO-8601
     /// strings.
     ///
     /// # Errors
     ///
-    /// [`ConfigError::Window`] with the reference's messages.
+    /// [`ConfigError::Window`] with the Python tool's messages.
     pub fn from_json(
         value: &Value,
         time_zone: &TimeZone,
@@ -185,7 +185,7 @@ impl Window {
 }
 
 impl Window {
-    /// `START/END` as the reference's snapshot property `ldp.logical-window` writes it
+    /// `START/END` as the Python tool's snapshot property `ldp.logical-window` writes it
     /// (`2026-08-01T00:00:00+00:00/2026-08-02T00:00:00+00:00`).
     pub fn property(&self) -> String {
         format!("{}/{}", isoformat_utc(self.start), isoformat_utc(self.end))

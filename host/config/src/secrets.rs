@@ -136,7 +136,7 @@ pub fn is_secret_key(key: &str) -> bool {
 ///
 /// # Errors
 ///
-/// The reference's messages: `catalog spec key 'token_file' holds a secret; put the value in an
+/// The Python tool's messages: `catalog spec key 'token_file' holds a secret; put the value in an
 /// environment variable and reference it by name with 'token_file_env'`, a `uri` that embeds a
 /// password, or a secret-looking key in `properties`.
 pub fn check_catalog_secrets(catalog: &Map<String, Value>) -> Result<(), String> {

@@ -1,4 +1,4 @@
-//! Python's `datetime.strftime` as the reference runs it (CPython on glibc, `C` locale), for the
+//! Python's `datetime.strftime` as the Python tool runs it (CPython on glibc, `C` locale), for the
 //! window placeholders of a source path (`{window_start:%Y-%m-%d}`).
 //!
 //! Python fills `%z` (`+0200`, `+053000` with seconds), `%Z` (the zone's abbreviation,

@@ -15,7 +15,7 @@
 //! 60 s and 1 GiB for a plugin file).
 //!
 //! A `sha256` pins the file: a file with another hash refuses the run before anything is read.
-//! The reference (0.1.3) accepts unknown `metadata` keys and ignores them, so a config with
+//! The Python tool (0.1.3) accepts unknown `metadata` keys and ignores them, so a config with
 //! transforms still loads there (without them).
 
 use serde_json::{Map, Value};

@@ -23,7 +23,7 @@ pub enum WindowSize {
 }
 
 impl WindowSize {
-    /// The sizes in the reference's order.
+    /// The sizes in the Python tool's order.
     pub const ALL: [WindowSize; 3] = [
         WindowSize::Day,
         WindowSize::Hour,
@@ -65,7 +65,7 @@ pub struct WindowSpec {
 }
 
 impl WindowSpec {
-    /// The time zone (the name trimmed, as the reference reads it); `UTC` if the name is
+    /// The time zone (the name trimmed, as the Python tool reads it); `UTC` if the name is
     /// unknown (it was checked when the config was read).
     pub fn time_zone(&self) -> TimeZone {
         lookup_time_zone(py_strip(&self.timezone)).unwrap_or(TimeZone::UTC)
@@ -79,7 +79,7 @@ pub fn lookup_time_zone(name: &str) -> Option<TimeZone> {
     (zone.iana_name() == Some(name)).then_some(zone)
 }
 
-/// Checks `metadata.window` as the reference's `window_problems` does; `Some(None)` for absent
+/// Checks `metadata.window` as the Python tool's `window_problems` does; `Some(None)` for absent
 /// or `"none"`, `None` when invalid.
 pub(crate) fn check_window(
     problems: &mut Problems,

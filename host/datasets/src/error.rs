@@ -6,10 +6,10 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The request is invalid: a dataset name, a row filter, a column list, a `--property`, an
-    /// export format, or no warehouse to keep the manifests in (the reference's `ConfigError`).
+    /// export format, or no warehouse to keep the manifests in (the Python tool's `ConfigError`).
     Config,
     /// A dataset, a version or a snapshot does not exist, or a version no longer reads the rows
-    /// it pinned (the reference's `DatasetError`).
+    /// it pinned (the Python tool's `DatasetError`).
     Dataset,
     /// The table layer failed (catalog, metadata, commit).
     Table,

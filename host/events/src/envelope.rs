@@ -2,8 +2,8 @@
 //!
 //! An event is `{event_id, type, schema_version, ts, run_id, attempt, seq, table_uuid,
 //! payload}`. Its line is the canonical JSON of that object (sorted keys, `,`/`:` separators,
-//! raw UTF-8, Python's float repr), as the reference's `RunEvent.to_json` writes it. Reading
-//! lines back is lenient, as the reference's `read_jsonl` is: blank lines and lines that are not
+//! raw UTF-8, Python's float repr), as the Python tool's `RunEvent.to_json` writes it. Reading
+//! lines back is lenient, as the Python tool's `read_jsonl` is: blank lines and lines that are not
 //! events are skipped (with a warning), unknown fields are ignored.
 
 use std::io::BufRead;
@@ -19,7 +19,7 @@ use crate::time::{isoformat, parse_ts};
 /// The version of the envelope.
 pub const SCHEMA_VERSION: i64 = 1;
 
-/// The event types the reference defines (`run.staged` and `table.maintained` are never
+/// The event types the Python tool defines (`run.staged` and `table.maintained` are never
 /// emitted). Consumers ignore types they don't know.
 pub const EVENT_TYPES: [&str; 12] = [
     "run.started",
@@ -78,7 +78,7 @@ impl Event {
         Value::Object(object)
     }
 
-    /// The JSONL line the reference writes for this event, without the newline: compact JSON
+    /// The JSONL line the Python tool writes for this event, without the newline: compact JSON
     /// with sorted keys, e.g. `{"attempt":1,"event_id":"…","payload":{…},"run_id":"…",
     /// "schema_version":1,"seq":0,"table_uuid":null,"ts":"2026-12-02T14:25:30.175234+00:00",
     /// "type":"run.started"}`.
@@ -91,7 +91,7 @@ impl Event {
         canonical(&Value::Object(self.payload.clone()))
     }
 
-    /// Reads an event from a JSON object, as the reference's `RunEvent.from_dict` does:
+    /// Reads an event from a JSON object, as the Python tool's `RunEvent.from_dict` does:
     /// `event_id`, `type`, `ts` and `run_id` are required; `schema_version`, `attempt` and
     /// `seq` default to 1, 1 and 0; a `payload` given as JSON text is parsed; unknown fields
     /// are ignored.
@@ -244,7 +244,7 @@ pub fn read_events_file(path: &Path) -> Result<Vec<Event>, EventsError> {
     read_events(std::io::BufReader::new(file), &path.display().to_string()).map_err(read_error)
 }
 
-/// Sorts events as the reference's `read_iceberg_events` returns them: by `(ts, run_id,
+/// Sorts events as the Python tool's `read_iceberg_events` returns them: by `(ts, run_id,
 /// attempt, seq)`.
 pub fn sort_events(events: &mut [Event]) {
     events.sort_by(|a, b| {

@@ -1,4 +1,4 @@
-//! The reference's secret redaction of free text (error messages, check details, catalog URIs).
+//! The Python tool's secret redaction of free text (error messages, check details, catalog URIs).
 //!
 //! Masks, in this order: PEM blocks (`[REDACTED PEM]`), passwords in URLs
 //! (`scheme://user:***@host`), `key=value` or `key: value` pairs whose key mentions a token,

@@ -1,4 +1,4 @@
-//! Instants as the reference writes and reads them: Python's `datetime.isoformat()` of a UTC
+//! Instants as the Python tool writes and reads them: Python's `datetime.isoformat()` of a UTC
 //! datetime (`2026-12-02T14:25:30.175234+00:00`, microseconds only when non-zero), its
 //! `timespec="milliseconds"` form (OpenLineage's `eventTime`), the naive forms `ldp runs` prints,
 //! and the lenient reading of an event's `ts`.
@@ -71,7 +71,7 @@ pub fn naive_millis(ts: Timestamp) -> String {
     format!("{}.{:03}", date_time(dt, ' '), micros(dt) / 1_000)
 }
 
-/// Reads an event's `ts` as the reference does: an ISO-8601 text (`Z` read as `+00:00`; without
+/// Reads an event's `ts` as the Python tool does: an ISO-8601 text (`Z` read as `+00:00`; without
 /// an offset it is UTC) or a number of milliseconds since the Unix epoch. `None` when it is
 /// neither.
 pub fn parse_ts(value: &Value) -> Option<Timestamp> {

@@ -56,7 +56,7 @@ pub struct AuditRecord {
 }
 
 impl AuditRecord {
-    /// The reference's JSON of a record.
+    /// The Python tool's JSON of a record.
     pub fn to_json(&self) -> Value {
         let sql = self
             .sql

@@ -1,7 +1,7 @@
 //! What a tool reports back to the agent when a call cannot give a result, with the type name
-//! the reference uses and the audit status it is recorded with.
+//! the Python tool uses and the audit status it is recorded with.
 
-/// The kind of a tool error (the reference's exception names).
+/// The kind of a tool error (the Python tool's exception names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolErrorKind {
     /// Arguments missing, of the wrong type or out of range.
@@ -105,7 +105,7 @@ fn is_table_function(message: &str) -> bool {
     message.contains("table function")
 }
 
-/// The reference's error document: `{"error": {"type", "message"}}`.
+/// The Python tool's error document: `{"error": {"type", "message"}}`.
 pub fn error_document(error: &ToolError) -> serde_json::Value {
     serde_json::json!({"error": {"type": error.kind.name(), "message": error.message}})
 }

@@ -5,7 +5,7 @@
 //!   `namespace.table` or a unique bare name, and an unknown table and one not allowed give the
 //!   same error.
 //! * The tools ([`tools`]): `list_tables`, `describe_table`, `query`, `sample_rows`,
-//!   `table_history`, `get_dataset` (the reference's), and `run_transform`, which runs an
+//!   `table_history`, `get_dataset` (the Python tool's), and `run_transform`, which runs an
 //!   agent's JavaScript on a sample of a table in ldp's sandbox and writes nothing.
 //! * The guardrails are construction, not string checks: the SQL must parse (DataFusion's
 //!   parser) as exactly one query ([`ldp_sql::check_read_only`]); its session has only the

@@ -17,7 +17,7 @@ use crate::audit::{AuditLog, AuditRecord, scalar_arguments};
 use crate::error::{ToolError, ToolErrorKind, error_document};
 use crate::tools::{self, Context, Noted};
 
-/// The server's name, as the reference's.
+/// The server's name, as the Python tool's.
 pub const SERVER_NAME: &str = "local-data-platform";
 /// Its title.
 pub const SERVER_TITLE: &str = "Local Data Platform (read-only)";

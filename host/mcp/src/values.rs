@@ -1,4 +1,4 @@
-//! Query results as JSON, the reference's way: columns `{name, type}`, rows as lists; numbers
+//! Query results as JSON, the Python tool's way: columns `{name, type}`, rows as lists; numbers
 //! as numbers (NaN and infinities as `"NaN"`, `"Infinity"`, `"-Infinity"`), timestamps and
 //! dates in ISO-8601, decimals and everything nested as their text, binary as base64, and a
 //! string longer than [`MAX_CELL_CHARS`] cut with `...[N more characters]`.

@@ -45,7 +45,7 @@ pub struct WindowRun {
 }
 
 impl WindowRun {
-    /// The reference's JSON of a window of a backfill or tick.
+    /// The Python tool's JSON of a window of a backfill or tick.
     pub fn to_json(&self) -> Value {
         let keys: Map<String, Value> = self
             .state

@@ -50,7 +50,7 @@ impl Error {
         }
     }
 
-    /// The Python exception name the reference reports for it (`ConfigError`, `OSError`).
+    /// The Python exception name the Python tool reports for it (`ConfigError`, `OSError`).
     pub fn type_name(&self) -> &'static str {
         match self.kind() {
             ErrorKind::Config => "ConfigError",

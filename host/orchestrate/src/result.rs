@@ -33,7 +33,7 @@ impl TaskResult {
         TASK_OK.contains(&self.status.as_str())
     }
 
-    /// The reference's JSON of a task.
+    /// The Python tool's JSON of a task.
     pub fn to_json(&self) -> Value {
         json!({
             "id": self.id,
@@ -110,7 +110,7 @@ impl WorkflowResult {
         self.tasks.iter().any(TaskResult::wrote_data)
     }
 
-    /// The reference's `ldp workflow run --json` document.
+    /// The Python tool's `ldp workflow run --json` document.
     pub fn to_json(&self) -> Value {
         let counts: Map<String, Value> = self
             .counts()

@@ -227,7 +227,7 @@ impl ScheduleEntry {
         }
     }
 
-    /// The entry as the reference's JSON, the next fire also in `local` time.
+    /// The entry as the Python tool's JSON, the next fire also in `local` time.
     pub fn to_json(&self, local: &TimeZone) -> Value {
         json!({
             "file": self.path.display().to_string(),
@@ -274,7 +274,7 @@ pub struct Listing {
 }
 
 impl Listing {
-    /// The listing as the reference's JSON.
+    /// The listing as the Python tool's JSON.
     pub fn to_json(&self, local: &TimeZone) -> Value {
         let problems: Vec<Value> = self
             .problems
@@ -340,7 +340,7 @@ pub fn list_scheduled(
     })
 }
 
-/// `ConfigError: <message>`, as the reference names an exception.
+/// `ConfigError: <message>`, as the Python tool names an exception.
 fn error_text(error: &Error) -> String {
     match error {
         Error::Config(inner) => format!("ConfigError: {inner}"),

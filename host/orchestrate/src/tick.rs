@@ -104,7 +104,7 @@ impl TickResult {
         outcome_counts(&all)
     }
 
-    /// The reference's `ldp schedule tick --json` document.
+    /// The Python tool's `ldp schedule tick --json` document.
     pub fn to_json(&self) -> Value {
         let counts: serde_json::Map<String, Value> = self
             .counts()

@@ -23,7 +23,7 @@ pub enum ErrorKind {
     Input,
     /// The config asks for something the data cannot give: a window column that is missing,
     /// not a date or timestamp column, or a date column with a window that does not start and
-    /// end at local midnight (the reference's `ConfigError`, exit 1). Fix the config.
+    /// end at local midnight (the Python tool's `ConfigError`, exit 1). Fix the config.
     Config,
     /// Something this layer does not do (yet): another storage scheme, delete files, ...
     Unsupported,
@@ -40,7 +40,7 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// The process exit code (the reference's table: 1 for every runtime error; 3 is reserved
+    /// The process exit code (the Python tool's table: 1 for every runtime error; 3 is reserved
     /// for a failed data gate, which is not decided here).
     pub fn exit_code(self) -> i32 {
         1
@@ -271,12 +271,12 @@ pub enum Error {
     },
     /// Maintenance cannot prove an operation is safe, or was asked for something it cannot do
     /// (an invalid `ldp.idempotency.horizon-days` table property, a negative age,
-    /// `retain_last` 0), so it changed nothing (the reference's `MaintenanceError`).
+    /// `retain_last` 0), so it changed nothing (the Python tool's `MaintenanceError`).
     #[error("{message}")]
     Maintenance {
         /// `ns.t`.
         table: String,
-        /// What is wrong, as the reference words it.
+        /// What is wrong, as the Python tool words it.
         message: String,
     },
     /// Snapshot expiry lost to concurrent commits on every try; nothing was expired.

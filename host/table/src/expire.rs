@@ -127,7 +127,7 @@ pub struct ExpireReport {
 }
 
 impl ExpireReport {
-    /// The reference's JSON report: the field names of `expire_snapshots`, the two times as
+    /// The Python tool's JSON report: the field names of `expire_snapshots`, the two times as
     /// ISO-8601 UTC strings to the millisecond (`2026-08-01T00:00:00.000Z`).
     pub fn to_json(&self) -> Value {
         let protected: serde_json::Map<String, Value> = PROTECTION_REASONS
@@ -154,7 +154,7 @@ impl ExpireReport {
     }
 }
 
-/// An ISO-8601 UTC string to the millisecond (`2026-08-01T00:00:00.000Z`), as the reference
+/// An ISO-8601 UTC string to the millisecond (`2026-08-01T00:00:00.000Z`), as the Python tool
 /// formats report times.
 pub fn iso_millis(ms: i64) -> String {
     let (secs, millis) = (ms.div_euclid(1000), ms.rem_euclid(1000));
@@ -192,7 +192,7 @@ pub fn horizon_days(table: &Table) -> Result<f64> {
     }
 }
 
-/// `days` before `now_ms`, in milliseconds, as the reference computes `now - timedelta(days)`
+/// `days` before `now_ms`, in milliseconds, as the Python tool computes `now - timedelta(days)`
 /// (rounded to the microsecond, then floored to the millisecond; saturating).
 fn days_before(now_ms: i64, days: f64) -> i64 {
     let delta_us = (days * MS_PER_DAY * 1000.0).round() as i128;

@@ -39,7 +39,7 @@ impl PartitionColumn {
     }
 }
 
-/// The unbound spec of `columns` over `schema` (a new table's), with the reference's messages
+/// The unbound spec of `columns` over `schema` (a new table's), with the Python tool's messages
 /// for a column that is not in the data and a transform that cannot apply to its type.
 pub(crate) fn unbound_spec(
     table: &str,

@@ -1,4 +1,4 @@
-//! Reading Arrow values the way the reference sees them.
+//! Reading Arrow values the way the Python tool sees them.
 //!
 //! [`Kind`] is what a column's type means to the checks (an integer that may be a date or an
 //! instant, a float, a string...), known from the schema; [`Values`] is one batch's column
@@ -42,7 +42,7 @@ pub fn per_second(unit: TimeUnit) -> i64 {
     }
 }
 
-/// A timestamp in `unit` as microseconds since the epoch (nanoseconds floored, as the reference's
+/// A timestamp in `unit` as microseconds since the epoch (nanoseconds floored, as the Python tool's
 /// `_epoch_us`), saturating.
 pub fn to_us(raw: i64, unit: TimeUnit) -> i64 {
     match unit {
@@ -54,7 +54,7 @@ pub fn to_us(raw: i64, unit: TimeUnit) -> i64 {
 }
 
 impl IntKind {
-    /// `as_py()` of a raw value, as the reference prints it.
+    /// `as_py()` of a raw value, as the Python tool prints it.
     pub fn py(&self, raw: i64) -> Py {
         match self {
             IntKind::Plain => Py::Int(i128::from(raw)),

@@ -14,10 +14,10 @@
 //! counts for most, the set of keys for `unique`, the values per group for the temporal checks
 //! that sort.
 //!
-//! - [`py`]: values printed as the reference prints them;
+//! - [`py`]: values printed as the Python tool prints them;
 //! - [`types`]: Arrow types named and parsed as pyarrow does;
 //! - [`time`]: ISO-8601 dates and instants as Python reads and prints them;
-//! - [`arrow_value`]: Arrow values read as the reference sees them;
+//! - [`arrow_value`]: Arrow values read as the Python tool sees them;
 //! - [`coerce`]: config values cast to a column's type;
 //! - [`keyset`]: the keys `unique` counts; [`extremes`]: the min and max `range` reports;
 //! - [`rule`]: the [`Rule`](rule::Rule) trait every check implements, and its verdict;

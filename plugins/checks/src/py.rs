@@ -1,11 +1,11 @@
-//! Values as the reference prints them: Python's `repr`/`str` of the scalars a check reports
+//! Values as the Python tool prints them: Python's `repr`/`str` of the scalars a check reports
 //! (`1017`, `32.28`, `'NYC'`, `2024-01-07T23:52:09+00:00`, `{'a': 1, 'b': 'x'}`), and their JSON
-//! form in metrics (the reference's `to_jsonable`).
+//! form in metrics (the Python tool's `to_jsonable`).
 
 pub use ldp_pyrepr::{py_float as float_repr, repr_str as str_repr};
 use serde_json::Value as Json;
 
-/// A scalar as the reference's checks see it (`as_py()` of an Arrow value).
+/// A scalar as the Python tool's checks see it (`as_py()` of an Arrow value).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Py {
     /// `None`.
@@ -59,7 +59,7 @@ impl Py {
         }
     }
 
-    /// The reference's `to_jsonable`: datetimes and dates as ISO strings, non-finite floats as
+    /// The Python tool's `to_jsonable`: datetimes and dates as ISO strings, non-finite floats as
     /// `"nan"`/`"inf"`/`"-inf"`.
     pub fn jsonable(&self) -> Py {
         match self {
@@ -122,7 +122,7 @@ pub fn json_repr(value: &Json) -> String {
     from_json(value).repr()
 }
 
-/// The reference's `_fmt_value`: `repr` for strings, else `str(to_jsonable(value))`.
+/// The Python tool's `_fmt_value`: `repr` for strings, else `str(to_jsonable(value))`.
 pub fn fmt_value(value: &Py) -> String {
     match value {
         Py::Str(_) => value.repr(),
@@ -134,7 +134,7 @@ pub fn fmt_value(value: &Py) -> String {
     }
 }
 
-/// The reference's `_fmt_list`: `[a, b, ... (+N more)]`, cut at `limit` values (10 by default).
+/// The Python tool's `_fmt_list`: `[a, b, ... (+N more)]`, cut at `limit` values (10 by default).
 pub fn fmt_list(values: &[Py], limit: usize) -> String {
     let shown: Vec<String> = values.iter().take(limit).map(fmt_value).collect();
     let more = if values.len() > limit {
@@ -151,7 +151,7 @@ pub fn fmt_names(names: &[String], limit: usize) -> String {
     fmt_list(&values, limit)
 }
 
-/// The reference's `_rows`: `1 row`, `N rows`.
+/// The Python tool's `_rows`: `1 row`, `N rows`.
 pub fn rows(count: u64) -> String {
     if count == 1 {
         "1 row".to_owned()

@@ -5,7 +5,7 @@ use ldp_plugin_sdk::prelude::*;
 /// One configured check over one stream.
 ///
 /// A rule never fails because of the data: a missing column, a type it cannot compare or an
-/// evaluation error is a failed verdict with a message (the reference's `missing column(s) ...`,
+/// evaluation error is a failed verdict with a message (the Python tool's `missing column(s) ...`,
 /// `could not be evaluated: ...`), so the report always holds one verdict per check.
 pub trait Rule {
     /// Looks at one batch (which follows the schema the rule was built for).

@@ -1,4 +1,4 @@
-//! Dates and instants as the reference handles them: Python's `datetime.fromisoformat` and
+//! Dates and instants as the Python tool handles them: Python's `datetime.fromisoformat` and
 //! `date.fromisoformat` ([`parse_datetime`], [`parse_date`]), `isoformat()` of dates, naive and
 //! aware datetimes ([`iso_date`], [`iso_datetime`]), and the offset of a column's time zone
 //! ([`Zone`]).

@@ -1,6 +1,6 @@
 //! Arrow types as pyarrow names them: [`type_name`] prints a type the way `str(pa.DataType)`
 //! does (`int64`, `double`, `string`, `timestamp[us, tz=UTC]`, `decimal128(10, 2)`...), and
-//! [`parse_type`] reads a type string the way the reference's `parse_type` does (any
+//! [`parse_type`] reads a type string the way the Python tool's `parse_type` does (any
 //! `pyarrow.type_for_alias` alias, `timestamp[unit, tz=ZONE]`, `decimal(p, s)`).
 
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
@@ -21,12 +21,12 @@ pub fn type_name(data_type: &DataType) -> String {
     ldp_pyrepr::pyarrow_type_name(data_type)
 }
 
-/// The reference's `parse_type`: the Arrow type a pyarrow type string names (read by the
+/// The Python tool's `parse_type`: the Arrow type a pyarrow type string names (read by the
 /// check parameters' rule, [`ArrowType::parse`]).
 ///
 /// # Errors
 ///
-/// The reference's message when the text names no type.
+/// The Python tool's message when the text names no type.
 pub fn parse_type(spec: &str) -> Result<DataType, String> {
     ArrowType::parse(spec).map(|parsed| data_type(&parsed))
 }

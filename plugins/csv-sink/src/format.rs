@@ -17,7 +17,7 @@
 //!
 //! One departure: a zone named `+00:00` is written `Z`, as `UTC` is. That is how the host names
 //! Iceberg's `timestamptz`, which pyiceberg reads as `UTC`, so an Iceberg table exported to CSV
-//! gives the reference's bytes. Lists, structs, maps, unions and intervals have no text form in
+//! gives the Python tool's bytes. Lists, structs, maps, unions and intervals have no text form in
 //! Arrow C++'s writer and are refused (as pyarrow refuses them); string and binary views, which
 //! pyarrow 26 refuses, are written like strings and binaries.
 

@@ -1,5 +1,5 @@
 //! The `csv-sink` plugin: the CSV file target. It writes the batches it is given to one CSV
-//! file, byte for byte as the reference writes a CSV target (`pyarrow.csv.write_csv` with its
+//! file, byte for byte as the Python tool writes a CSV target (`pyarrow.csv.write_csv` with its
 //! default options): a header of quoted column names, `\n` line ends, strings always quoted,
 //! numbers, booleans, dates and timestamps bare, nulls empty (see [`format`] for every type).
 //!

@@ -1,4 +1,4 @@
-//! Type inference, as the reference (pyarrow's CSV reader) does it: each value that is not a
+//! Type inference, as the Python tool (pyarrow's CSV reader) does it: each value that is not a
 //! null marker is classified by [`crate::value::classify`], and a column takes the first kind,
 //! in pyarrow's order, that all its values allow ([`crate::value::infer_type`]). A config's `columns`
 //! sets the type of the columns it names instead. Every field is nullable.

@@ -1,5 +1,5 @@
 //! The CSV source: streams one CSV file as Arrow batches, with the column types inferred as the
-//! reference (pyarrow's CSV reader) infers them.
+//! Python tool (pyarrow's CSV reader) infers them.
 //!
 //! - [`config`]: the configuration and its JSON Schema;
 //! - [`value`]: how one value is read (pyarrow's null markers, kinds and parsers);

@@ -167,7 +167,7 @@ fn infers_and_reads_each_type() {
 
 #[test]
 fn arrow_csv_parses_a_space_separated_timestamp_as_microseconds() {
-    // The reference writes "2026-08-01 07:15:00"; arrow-csv infers Timestamp(Second) and must
+    // The Python tool writes "2026-08-01 07:15:00"; arrow-csv infers Timestamp(Second) and must
     // parse it into Timestamp(Microsecond) too.
     let schema = std::sync::Arc::new(Schema::new(vec![Field::new(
         "at",

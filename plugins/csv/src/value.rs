@@ -1,5 +1,5 @@
 //! How one CSV value is read: the rules of pyarrow's CSV reader with its default
-//! `ConvertOptions` (the reference reads CSV with `pyarrow.csv.read_csv`), written out in
+//! `ConvertOptions` (the Python tool reads CSV with `pyarrow.csv.read_csv`), written out in
 //! [`docs/compatibility.md`](../../../docs/compatibility.md#csv-values).
 //!
 //! - **Null markers**: a value equal to one of [`DEFAULT_NULL_VALUES`] (exactly, quoted or

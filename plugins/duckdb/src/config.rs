@@ -43,7 +43,7 @@ pub struct Config {
 
 impl Config {
     /// Parses the host's config text: the SDK's messages for a text that is not a JSON object,
-    /// an unknown key or a value that is not a string; the reference's for the rest.
+    /// an unknown key or a value that is not a string; the Python tool's for the rest.
     pub fn parse(text: &str) -> Result<Config, String> {
         let object = ConfigObject::parse(text, KEYS).map_err(|e| e.message)?;
         let string = |key: &str| object.string(key).map_err(|e| e.message);
@@ -89,7 +89,7 @@ impl Config {
     }
 }
 
-/// `SELECT * FROM <relation>` with every part quoted, as the reference builds it.
+/// `SELECT * FROM <relation>` with every part quoted, as the Python tool builds it.
 pub fn relation_sql(relation: &str) -> Result<String, String> {
     let parts: Vec<&str> = relation.split('.').collect();
     if parts.len() > 3 || parts.iter().any(|p| p.trim().is_empty()) {

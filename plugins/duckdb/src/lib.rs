@@ -4,8 +4,8 @@
 //! DuckDB is C++ and cannot run in the sandbox, so this component asks the host through the
 //! narrow `ldp:plugin/duckdb` interface (open the file read-only, run one SELECT, stream Arrow
 //! back) and passes the host's Arrow IPC messages on untouched. What stays here is the source's
-//! contract: its config, the SQL for a relation (every part quoted, as the reference), reading a
-//! `query_file` from a granted folder, and the reference's messages. The host holds DuckDB,
+//! contract: its config, the SQL for a relation (every part quoted, as the Python tool), reading a
+//! `query_file` from a granted folder, and the Python tool's messages. The host holds DuckDB,
 //! checks the SQL again with DuckDB's parser, and runs it read-only with external access off.
 //!
 //! The bindings are generated here rather than through the SDK: the SDK's source world does not
@@ -71,7 +71,7 @@ impl Guest for DuckdbSource {
     }
 }
 
-/// The reference's messages for what the host reports.
+/// The Python tool's messages for what the host reports.
 fn explain(config: &Config, e: PluginError) -> PluginError {
     if e.kind != ErrorKind::Config {
         return e;

@@ -55,7 +55,7 @@ pub struct Config {
 
 impl Config {
     /// Parses and validates a configuration object text. `url` and `namespace` are read as the
-    /// reference reads them, by truthiness: an empty `url` is no url, an empty `namespace` is
+    /// Python tool reads them, by truthiness: an empty `url` is no url, an empty `namespace` is
     /// `ldp`.
     pub fn parse(text: &str) -> Result<Self, PluginError> {
         let object = ConfigObject::parse(text, KEYS)?;

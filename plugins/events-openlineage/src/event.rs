@@ -1,4 +1,4 @@
-//! The ldp events the sink is given, read as the reference's `RunEvent.from_dict` reads them
+//! The ldp events the sink is given, read as the Python tool's `RunEvent.from_dict` reads them
 //! (only what the lineage needs: type, run id, attempt, time and payload).
 
 use jiff::Timestamp;

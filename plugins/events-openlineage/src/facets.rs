@@ -1,8 +1,8 @@
-//! The OpenLineage constants of the reference: producer, schema URLs, and the facet envelope.
+//! The OpenLineage constants of the Python tool: producer, schema URLs, and the facet envelope.
 
 use serde_json::{Map, Value};
 
-/// The `producer` of every event and facet: the reference's repository at its version.
+/// The `producer` of every event and facet: the Python tool's repository at its version.
 pub const PRODUCER: &str = "https://github.com/tusharchou/local-data-platform/tree/v0.1.3";
 
 /// The `schemaURL` of every event.

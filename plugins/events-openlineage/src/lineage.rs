@@ -1,4 +1,4 @@
-//! Folding the ldp events of a run into OpenLineage `RunEvent`s, as the reference's
+//! Folding the ldp events of a run into OpenLineage `RunEvent`s, as the Python tool's
 //! `OpenLineageSink` does: a `START` at `run.started`, a `COMPLETE` (published, skipped
 //! duplicate) or `FAIL` (blocked by checks, failed) at `run.finished`; the other events are
 //! kept, by type, for the facets of those two.

@@ -1,4 +1,4 @@
-//! The reference's OpenLineage lines (`testdata/*.openlineage.jsonl`, written by its own sink
+//! The Python tool's OpenLineage lines (`testdata/*.openlineage.jsonl`, written by its own sink
 //! from the ldp events beside them, see `testdata/generate.py`), compared field by field.
 
 use super::*;

@@ -1,5 +1,5 @@
 //! The `parquet-sink` plugin: the Parquet file target. It writes the batches it is given to one
-//! Parquet file, as the reference writes a Parquet target (`pyarrow.parquet.write_table` with
+//! Parquet file, as the Python tool writes a Parquet target (`pyarrow.parquet.write_table` with
 //! its defaults): snappy-compressed, dictionary-encoded where it pays, with statistics and the
 //! Arrow schema embedded (`ARROW:schema`), so pyarrow reads back the same types.
 //!

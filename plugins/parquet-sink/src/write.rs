@@ -14,8 +14,8 @@ use std::sync::Arc;
 pub const ROW_GROUP_BYTES: usize = 128 << 20;
 
 /// The zone the host gives Iceberg's `timestamptz` columns, and the one pyiceberg (so the
-/// reference) gives them: a Parquet file written from an Iceberg table carries `UTC`, as the
-/// reference's does.
+/// Python tool) gives them: a Parquet file written from an Iceberg table carries `UTC`, as the
+/// Python tool's does.
 const HOST_UTC: &str = "+00:00";
 
 /// An open Parquet file.

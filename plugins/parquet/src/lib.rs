@@ -1,5 +1,5 @@
 //! The Parquet source: streams a Parquet file, or a folder of Parquet files, as Arrow batches,
-//! as the reference reads it with `pyarrow.parquet.read_table`.
+//! as the Python tool reads it with `pyarrow.parquet.read_table`.
 //!
 //! Config: `{"path": "/abs/file.parquet", "batch_size": 8192, "columns": ["a", "b"]}` (see
 //! [`config`]). The host grants read access to the file's folder; the plugin reads it with

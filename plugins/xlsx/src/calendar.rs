@@ -1,4 +1,4 @@
-//! Excel's dates and times, read as openpyxl (the reference's reader) reads them, and printed as
+//! Excel's dates and times, read as openpyxl (the Python tool's reader) reads them, and printed as
 //! Python prints them.
 //!
 //! A date cell holds a serial number: days since an epoch (1899-12-30, or 1904-01-01 in a

@@ -1,4 +1,4 @@
-//! One cell's value, as the reference's reader (openpyxl, `data_only=True`) sees it, and how it
+//! One cell's value, as the Python tool's reader (openpyxl, `data_only=True`) sees it, and how it
 //! prints: as the text of a column that mixes kinds, or as a column name.
 
 use crate::calendar::{self, Iso, Serial};
@@ -28,7 +28,7 @@ pub enum Value {
     Duration(i64),
 }
 
-/// The kinds of cells a column may hold, one bit each, in the order the reference sorts their
+/// The kinds of cells a column may hold, one bit each, in the order the Python tool sorts their
 /// names in its warning.
 pub mod kind {
     /// TRUE or FALSE.
@@ -117,7 +117,7 @@ impl Value {
     }
 
     /// The text of the value in a column read as text: `TRUE`, `3`, `2.5`,
-    /// `2024-01-31 00:00:00`, `1:30:00` (the reference's `_text`).
+    /// `2024-01-31 00:00:00`, `1:30:00` (the Python tool's `_text`).
     pub fn into_text(self) -> String {
         match self {
             Value::Bool(true) => "TRUE".to_owned(),
@@ -151,7 +151,7 @@ impl Value {
         }
     }
 
-    /// Whether the value is whitespace only, which the reference counts as an empty header cell.
+    /// Whether the value is whitespace only, which the Python tool counts as an empty header cell.
     pub fn is_blank(&self) -> bool {
         matches!(self, Value::Text(s) if s.chars().all(is_py_space))
     }

@@ -1,5 +1,5 @@
 //! The XLSX source: reads one sheet of an `.xlsx` workbook and streams it as Arrow batches, with
-//! the column types the reference (local-data-platform 0.1.3, openpyxl) gives them.
+//! the column types the Python tool (local-data-platform 0.1.3, openpyxl) gives them.
 //!
 //! Configuration: `{"path": "/abs/book.xlsx", "sheet": "Sales" | 0, "header_row": 1,
 //! "batch_size": 8192}`. `sheet` is a name (case is ignored) or a position from 0, the first

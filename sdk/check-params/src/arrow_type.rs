@@ -1,4 +1,4 @@
-//! The type strings of the `schema` check, read as the reference's `parse_type` reads them:
+//! The type strings of the `schema` check, read as the Python tool's `parse_type` reads them:
 //! any `pyarrow.type_for_alias` alias (`int64`, `double`, `string`, `timestamp[us]`...),
 //! `timestamp[unit, tz=ZONE]`, and `decimal(p, s)`, `decimal128(p, s)`, `decimal256(p, s)`.
 
@@ -51,7 +51,7 @@ impl ArrowType {
     ///
     /// # Errors
     ///
-    /// The reference's message: `unknown pyarrow type 'int65'; use a name such as ...`, `a
+    /// The Python tool's message: `unknown pyarrow type 'int65'; use a name such as ...`, `a
     /// column type must be a pyarrow type string such as 'int64', got ''`, or pyarrow's for a
     /// decimal precision out of range.
     pub fn parse(spec: &str) -> Result<ArrowType, String> {

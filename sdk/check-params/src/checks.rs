@@ -1,5 +1,5 @@
 //! The parameters of each check, typed, and how each is read from a check item (the value
-//! checks of the reference's check constructors, in their order).
+//! checks of the Python tool's check constructors, in their order).
 
 use serde_json::Value;
 

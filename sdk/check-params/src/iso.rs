@@ -40,7 +40,7 @@ pub struct DateTime {
 }
 
 impl DateTime {
-    /// The instant in microseconds since the epoch, a naive value read as UTC (the reference's
+    /// The instant in microseconds since the epoch, a naive value read as UTC (the Python tool's
     /// `_utc`).
     pub fn utc_us(&self) -> i64 {
         self.local_us - i64::from(self.offset.unwrap_or(0)) * US_PER_SECOND
@@ -85,7 +85,7 @@ fn date_prefix(text: &str) -> Result<(i64, usize), String> {
 }
 
 /// Python's `date.fromisoformat(text.strip())`, falling back to
-/// `datetime.fromisoformat(text).date()` (the reference's `_to_date`): days since the epoch.
+/// `datetime.fromisoformat(text).date()` (the Python tool's `_to_date`): days since the epoch.
 ///
 /// # Errors
 ///

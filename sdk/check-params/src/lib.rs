@@ -1,10 +1,10 @@
 //! The parameters of ldp's built-in quality checks and their validation: the one rule that
 //! `ldp plan` (the host's config validation) and the checks plugin (which runs the checks in
 //! `ldp run`) both apply, so both accept and refuse the same items with the same messages
-//! (the reference's).
+//! (the Python tool's).
 //!
 //! [`parse_check`] reads one `metadata.quality.checks` item, `{"check": "range", "column":
-//! "fare", "min": 0, "name"?: ...}`, in the reference's order: the item is an object; `check`
+//! "fare", "min": 0, "name"?: ...}`, in the Python tool's order: the item is an object; `check`
 //! names one of [`CHECK_NAMES`] (blanks and case ignored); no unknown key and no missing
 //! required one ([`parameters`]); then the check's own parameters, then `name`. A parameter
 //! given as `null` counts as absent.
@@ -106,7 +106,7 @@ impl NumberParam {
     }
 }
 
-/// A parameter value a check refuses: the key (`min`, `group_by`...) and the reference's
+/// A parameter value a check refuses: the key (`min`, `group_by`...) and the Python tool's
 /// message (`min must be a non-negative integer, got -1`), which is what it displays.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamError {
@@ -227,7 +227,7 @@ impl CheckItem {
 ///
 /// # Errors
 ///
-/// The first thing wrong with the item, in the reference's order (see the crate's docs).
+/// The first thing wrong with the item, in the Python tool's order (see the crate's docs).
 pub fn parse_check(item: &Value) -> Result<CheckItem, CheckError> {
     let Some(map) = item.as_object() else {
         return Err(CheckError::NotAnObject(repr(item)));

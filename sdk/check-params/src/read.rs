@@ -1,4 +1,4 @@
-//! Reading one parameter value, with the reference's messages (its `_normalize_column`,
+//! Reading one parameter value, with the Python tool's messages (its `_normalize_column`,
 //! `_normalize_columns`, `_require_count`, `_require_number` and `_require_unit`). Each
 //! returns a [`ParamError`] naming the key it read.
 
@@ -42,7 +42,7 @@ pub(crate) fn column(key: &'static str, value: &Value) -> Result<String, ParamEr
 }
 
 /// A column name or a non-empty list of names, de-duplicated in order. The message says
-/// `columns` whatever the key (`group_by` too), as the reference's.
+/// `columns` whatever the key (`group_by` too), as the Python tool's.
 pub(crate) fn columns(key: &'static str, value: &Value) -> Result<Vec<String>, ParamError> {
     let items: Vec<&Value> = match value {
         Value::String(_) => vec![value],

@@ -1,4 +1,4 @@
-//! Python's `repr()` of a config value, as the reference's messages print it: `'text'`, `5`,
+//! Python's `repr()` of a config value, as the Python tool's messages print it: `'text'`, `5`,
 //! `0.5`, `True`, `None`, `['a', 1]`, `{'k': 'v'}` (object keys in document order).
 
 pub use ldp_pyrepr::{repr_json as repr, repr_number as number_text};

@@ -43,7 +43,7 @@ impl AppendFile {
         buffer.extend_from_slice(line.as_bytes());
         buffer.push(b'\n');
         // A regular file takes the whole buffer in one write; `write_all` only loops on a short
-        // write, as the reference does.
+        // write, as the Python tool does.
         self.file
             .write_all(&buffer)
             .map_err(|e| PluginError::io(format!("could not append to {}: {e}", self.path)))?;

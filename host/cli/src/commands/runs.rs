@@ -34,7 +34,7 @@ pub fn run(settings: &RunsSettings) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// The events to show and where they were read, as the reference picks them: a `.jsonl`
+/// The events to show and where they were read, as the Python tool picks them: a `.jsonl`
 /// file (or `--jsonl`) as given; for a config, `_ldp.runs` of its Iceberg catalog when that
 /// catalog exists and the table has its events, or it lists an `iceberg` sink, or no `jsonl`
 /// sink; else its JSONL file. Nothing is created while looking.

@@ -1,5 +1,5 @@
 //! `ldp schedule list DIR [--now TIME] [--max-windows N] [--json]`: every scheduled
-//! workflow and dataset config under a folder, as the reference prints it (the listing itself
+//! workflow and dataset config under a folder, as the Python tool prints it (the listing itself
 //! is `ldp_orchestrate::schedule_list`); `ldp schedule tick DIR` runs what is due
 //! (`ldp_orchestrate::tick`), `ldp schedule run DIR` ticks on time in the foreground, and
 //! `ldp schedule install --print cron|launchd|systemd DIR` prints the recipe that ticks.
@@ -52,7 +52,7 @@ fn size_text(size: &str) -> &str {
     }
 }
 
-/// The text of the listing, line by line (the reference's `_print_listing`).
+/// The text of the listing, line by line (the Python tool's `_print_listing`).
 pub fn listing_lines(listing: &Listing, local: &TimeZone) -> Vec<String> {
     let found = plural(listing.items.len(), "workflow or config")
         .replace("workflow or configs", "workflows or configs");
@@ -164,7 +164,7 @@ pub fn tick(
     Ok(u8::try_from(result.exit_code()).unwrap_or(1))
 }
 
-/// One tick, printed as the reference prints it (nothing but the JSON with `json`).
+/// One tick, printed as the Python tool prints it (nothing but the JSON with `json`).
 fn tick_once(
     directory: &Path,
     now: Timestamp,

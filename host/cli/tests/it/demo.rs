@@ -1,5 +1,5 @@
-//! `ldp demo` against the reference's output (seed 42, 1000 rides), line by line: every number
-//! must be the reference's. Only ids, durations and the workdir are masked, and the few lines
+//! `ldp demo` against the Python tool's output (seed 42, 1000 rides), line by line: every number
+//! must be the Python tool's. Only ids, durations and the workdir are masked, and the few lines
 //! where ldp differs on purpose are listed in [`DIFFERENCES`]. Then the workdir rules.
 
 use std::path::Path;
@@ -13,12 +13,12 @@ const REFERENCE: &str = include_str!("../data/demo/demo_seed42_rows1000.stdout.t
 /// The `rides.json` the Python tool's demo writes.
 const REFERENCE_CONFIG: &str = include_str!("../data/upsert/demo_rides.json");
 
-/// Where ldp's demo differs from the reference on purpose: (the reference's lines, ldp's lines),
+/// Where ldp's demo differs from the Python tool on purpose: (the Python tool's lines, ldp's lines),
 /// after masking. Each reference sequence must occur exactly once.
 const DIFFERENCES: &[(&[&str], &[&str])] = &[
     // The tool's name and version.
     (&["local-data-platform 0.1.3 demo"], &["ldp <version> demo"]),
-    // ldp's upsert commits one snapshot, the reference's three (an overwrite, two appends).
+    // ldp's upsert commits one snapshot, the Python tool's three (an overwrite, two appends).
     (
         &["Blocked before the write: demo.rides still has 1010 rows and 4 snapshots"],
         &["Blocked before the write: demo.rides still has 1010 rows and 2 snapshots"],
@@ -54,7 +54,7 @@ const DIFFERENCES: &[(&[&str], &[&str])] = &[
             "commits three (an overwrite, then two appends). Re-running it changed nothing, so it added no snapshot.",
         ],
     ),
-    // Step 9, which the reference does not have: code ldp does not trust, in the sandbox.
+    // Step 9, which the Python tool does not have: code ldp does not trust, in the sandbox.
     (
         &["Read back 1010 rows: matches the table"],
         &[
@@ -95,7 +95,7 @@ const DIFFERENCES: &[(&[&str], &[&str])] = &[
 ];
 
 /// Masks what varies between runs: snapshot ids, the duration, the workdir (`workdir` as ldp
-/// printed it; `demo` in the reference's hints), ldp's version, the number of steps, the memory
+/// printed it; `demo` in the Python tool's hints), ldp's version, the number of steps, the memory
 /// the hostile plugin of step 9 asked for.
 fn mask(text: &str, workdir: &str) -> Vec<String> {
     text.lines()
@@ -139,7 +139,7 @@ fn mask(text: &str, workdir: &str) -> Vec<String> {
         .collect()
 }
 
-/// The reference's output, masked, with [`DIFFERENCES`] applied.
+/// The Python tool's output, masked, with [`DIFFERENCES`] applied.
 fn expected() -> Vec<String> {
     let mut lines = mask(REFERENCE, "<workdir>");
     for (from, to) in DIFFERENCES {

@@ -118,7 +118,7 @@ fn a_run_records_the_reference_sequence_and_valid_openlineage() {
         .find(|e| e["run_id"] == runs[3] && e["type"] == "run.finished")
         .unwrap();
     assert_eq!(finished["payload"]["status"], "failed");
-    // seq counts 0, 1, 2… per run; the envelope has the reference's keys.
+    // seq counts 0, 1, 2… per run; the envelope has the Python tool's keys.
     for event in all.iter().filter(|e| e["run_id"] == published_run) {
         for key in [
             "event_id",

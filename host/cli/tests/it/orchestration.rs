@@ -602,7 +602,7 @@ fn tick_json_has_the_reference_fields_and_a_held_lock_makes_a_tick_do_nothing() 
             assert_eq!(o[field], t[field], "{field}");
         }
         let (ow, tw) = (&o["windows"][0], &t["windows"][0]);
-        // A window that ran adds its `workflow_run_id` and `tasks` to the reference's fields.
+        // A window that ran adds its `workflow_run_id` and `tasks` to the Python tool's fields.
         let extra: Vec<String> = keys(ow)
             .into_iter()
             .filter(|k| !keys(tw).contains(k))

@@ -320,7 +320,7 @@ fn plan_and_run_accept_and_refuse_the_same_check_parameters() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 
-    // A NaN bound, which the reference refuses as a value, is not JSON: both refuse the file.
+    // A NaN bound, which the Python tool refuses as a value, is not JSON: both refuse the file.
     let dir = rides_workdir(&one_check(
         r#"{"check": "range", "column": "fare", "min": NaN}"#,
     ));

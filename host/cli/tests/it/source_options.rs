@@ -1,5 +1,5 @@
-//! Real-world files read as the reference reads them, and the source block's reading options:
-//! null markers in CSV cells give the reference's quality verdicts; `columns` fixes a wrongly
+//! Real-world files read as the Python tool reads them, and the source block's reading options:
+//! null markers in CSV cells give the Python tool's quality verdicts; `columns` fixes a wrongly
 //! inferred type; `delimiter`, `encoding` and a `.tsv` name reach the CSV plugin and bad values
 //! are refused by `ldp plan`; a JSON key of mixed kinds loads as strings with a warning and is
 //! refused under `strict_types`.
@@ -50,10 +50,10 @@ fn rows(dir: &Path, sql: &str) -> Vec<serde_json::Value> {
     value["rows"].as_array().unwrap().clone()
 }
 
-/// `nan`, `NA`, `N/A`, `NULL`, `null` and empty cells: the reference reads them as nulls in
+/// `nan`, `NA`, `N/A`, `NULL`, `null` and empty cells: the Python tool reads them as nulls in
 /// number and boolean columns and keeps them in text columns, so its quality gate blocks on
 /// `not_null(fare)` and passes `not_null(city)`. ldp once read `NA` columns as text and `nan`
-/// as NaN, and gave other verdicts. The expected verdict is the reference's
+/// as NaN, and gave other verdicts. The expected verdict is the Python tool's
 /// (`tests/data/csv-values/null-cells/make_expected.sh`).
 #[test]
 fn null_markers_give_the_reference_verdicts() {
@@ -80,7 +80,7 @@ fn null_markers_give_the_reference_verdicts() {
     assert_eq!(ours, theirs, "{err}");
 }
 
-/// A zip code with leading zeros is inferred as an integer (as the reference infers it);
+/// A zip code with leading zeros is inferred as an integer (as the Python tool infers it);
 /// `columns` reads it as text.
 #[test]
 fn columns_fix_a_wrongly_inferred_type() {

@@ -171,7 +171,7 @@ fn a_newer_attempt_fences_the_older_one() {
     );
     assert_eq!(code, 0, "{err}");
     // Attempt 1 of run R stages a branch and "crashes" before publishing: python
-    // (pyiceberg) plays the crashed writer, with the reference's branch name.
+    // (pyiceberg) plays the crashed writer, with the Python tool's branch name.
     let warehouse = dir.path().join("warehouse");
     let branch = "ldp_r01a237256f9573c98cfec24a42626895_a1_0";
     let script = format!(
@@ -292,7 +292,7 @@ t.append(rows, snapshot_properties={{"ldp.idempotency-key": "{KEY}", "ldp.run-id
 }
 
 /// An append of a window older than every window the table holds a key for warns that its key
-/// may have expired (the reference's advice); a newer window does not.
+/// may have expired (the Python tool's advice); a newer window does not.
 #[test]
 fn an_older_window_than_every_key_warns() {
     let dir = rides_workdir(CONFIG);

@@ -68,7 +68,7 @@ fn orders(dir: &Path) -> Vec<(i64, f64)> {
 fn a_window_reads_its_file_keeps_its_rows_and_overwrites_only_them() {
     let dir = workdir();
     // The window 2026-08-02/2026-08-03 (UTC) is 02:00 to 02:00 in Paris: 00:30 on the 2nd is
-    // before it, 01:00 on the 3rd inside it (the reference keeps 2 of 3 rows).
+    // before it, 01:00 on the 3rd inside it (the Python tool keeps 2 of 3 rows).
     drop_file(
         dir.path(),
         "2026-08-02",

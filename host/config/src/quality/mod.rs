@@ -2,7 +2,7 @@
 //! (`on_failure` defaults to `fail`).
 //!
 //! Each check is `{"check": <name>, ...params, "name"?: <display name>}`; [`parse_check`] reads
-//! one with the reference's messages for unknown checks, unknown and missing parameters and
+//! one with the Python tool's messages for unknown checks, unknown and missing parameters and
 //! invalid values. The built-in checks' rules live in `ldp_check_params`, which the checks plugin
 //! applies too, so `ldp plan` refuses exactly the items `ldp run` refuses.
 

@@ -1,4 +1,4 @@
-//! The `dbt` task kind, read as the reference reads it so that the reference's workflows load:
+//! The `dbt` task kind, read as the Python tool reads it so that the Python tool's workflows load:
 //!
 //! ```json
 //! {"id": "gold", "depends_on": ["orders"], "dbt": {"project": "dbt", "select": "+daily_revenue"}}
@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::problems::{Problems, non_blank};
 use crate::repr::{repr, repr_list};
 
-/// The keys of a dbt task, in the reference's order.
+/// The keys of a dbt task, in the Python tool's order.
 pub const DBT_KEYS: [&str; 7] = [
     "project",
     "command",

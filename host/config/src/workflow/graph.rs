@@ -1,4 +1,4 @@
-//! The dependency graph of a workflow's tasks, as the reference walks it with Python's
+//! The dependency graph of a workflow's tasks, as the Python tool walks it with Python's
 //! `graphlib.TopologicalSorter`: the cycle it names, and the order tasks run in.
 
 use std::collections::{BTreeSet, HashMap};
@@ -75,7 +75,7 @@ pub(super) fn find_cycle(graph: &Graph<'_>) -> Option<Vec<String>> {
 }
 
 /// The positions of the tasks in the order they run: in rounds, each round every task whose
-/// dependencies ran in earlier rounds, in file order (the reference's `get_ready()` batches,
+/// dependencies ran in earlier rounds, in file order (the Python tool's `get_ready()` batches,
 /// each sorted by file position). Tasks in a cycle, or that depend on an unknown id, are left
 /// out (a valid workflow has neither).
 pub(super) fn order(graph: &Graph<'_>) -> Vec<usize> {

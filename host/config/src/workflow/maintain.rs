@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::problems::{Problems, as_number, as_whole, non_blank};
 use crate::repr::repr;
 
-/// The keys of a maintain task, in the reference's order.
+/// The keys of a maintain task, in the Python tool's order.
 pub const MAINTAIN_KEYS: [&str; 7] = [
     "config",
     "expire",

@@ -17,9 +17,9 @@
 //!   (required when `catchup` is true), `retries`, `observability`.
 //! * Each task has an `id`, an optional `depends_on` and `retries`, and exactly one kind of
 //!   [`TASK_KINDS`]: `pipeline` (a dataset config), `maintain` ([`MaintainTask`]), `dbt`
-//!   ([`DbtTask`], read so the reference's workflows load, and not run by ldp) and ldp's own
+//!   ([`DbtTask`], read so the Python tool's workflows load, and not run by ldp) and ldp's own
 //!   `sql` ([`SqlTask`]). Paths are relative to the workflow file.
-//! * [`validate_workflow`] lists every problem in the reference's words; cycles are refused
+//! * [`validate_workflow`] lists every problem in the Python tool's words; cycles are refused
 //!   with the cycle named (`tasks: depend on each other in a cycle: a -> b -> a`).
 //! * [`read_workflow`] / [`load_workflow`] read a file; a dataset config with a schedule is a
 //!   workflow of one task. [`Workflow::order`] is the run order (dependencies first, ties by
@@ -68,7 +68,7 @@ use crate::run_window::Window;
 use crate::schedule::{Schedule, ScheduleFrom, alias_for_when, parse_schedule};
 use crate::window::{WindowSize, WindowSpec, check_window};
 
-/// The top-level keys of a workflow file, in the reference's order.
+/// The top-level keys of a workflow file, in the Python tool's order.
 pub const WORKFLOW_KEYS: [&str; 10] = [
     "apiVersion",
     "kind",
@@ -82,7 +82,7 @@ pub const WORKFLOW_KEYS: [&str; 10] = [
     "tasks",
 ];
 
-/// The keys of a workflow's `metadata`, in the reference's order.
+/// The keys of a workflow's `metadata`, in the Python tool's order.
 pub const WORKFLOW_METADATA_KEYS: [&str; 6] = [
     "schedule",
     "window",
@@ -214,7 +214,7 @@ impl Workflow {
     ///
     /// # Errors
     ///
-    /// [`ConfigError::Window`] with the reference's messages.
+    /// [`ConfigError::Window`] with the Python tool's messages.
     pub fn parse_window(&self, text: &str, now: Timestamp) -> Result<Window, ConfigError> {
         Window::parse(text, &self.time_zone(), now)
     }

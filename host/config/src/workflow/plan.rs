@@ -1,7 +1,7 @@
 //! `ldp workflow plan FILE [--window W] [--json]`: check a workflow and every config it
 //! names, and say what a run would do, without running anything.
 //!
-//! The document ([`WorkflowPlan`]) has the reference's keys in its order: `workflow`, `file`,
+//! The document ([`WorkflowPlan`]) has the Python tool's keys in its order: `workflow`, `file`,
 //! `kind`, `valid`, `errors`, `warnings`, `schedule`, `schedule_from`, `timezone`, `window`,
 //! `tasks`. Each task ([`TaskPlan`]), in run order, has `order`, `id`, `kind`, `depends_on`,
 //! `valid`, `errors`, what its kind reports (a pipeline task: `config`, `identifier`, `route`,
@@ -75,7 +75,7 @@ pub struct TaskPlan {
     pub valid: bool,
     /// Why it cannot.
     pub errors: Vec<String>,
-    /// What its kind reports, in the reference's order (`config`, `identifier`, `route`,
+    /// What its kind reports, in the Python tool's order (`config`, `identifier`, `route`,
     /// `target`, `write_mode`, `publish`, `idempotency_key` for a pipeline; `config`,
     /// `dry_run`, `table` for maintain; `project`, `command`, `target`, … for dbt).
     #[serde(flatten)]

@@ -1,4 +1,4 @@
-//! How each task kind is planned (the reference's `TaskKind.plan`): what `ldp workflow plan`
+//! How each task kind is planned (the Python tool's `TaskKind.plan`): what `ldp workflow plan`
 //! shows and checks about one task, and the Iceberg tables it reads and writes.
 
 use std::path::Path;
@@ -108,7 +108,7 @@ fn plan_pipeline(
     let plan = match plan_config_file(&path, value, window) {
         Ok(plan) => plan,
         Err(not_a_config) => {
-            // As the reference plans it: a valid Workflow file is a task that "publishes
+            // As the Python tool plans it: a valid Workflow file is a task that "publishes
             // directly" besides being an error.
             outcome.errors = not_a_config.errors;
             if !not_a_config.identifier.is_null() {

@@ -86,7 +86,7 @@ fn detail(task: &TaskPlan, keys: &[&str]) -> String {
         .unwrap_or_else(|| "-".to_owned())
 }
 
-/// The reference's `format_table` of the task rows: a header, dashes as wide as each column,
+/// The Python tool's `format_table` of the task rows: a header, dashes as wide as each column,
 /// the rows (numbers right-aligned, two spaces between columns, trailing spaces stripped), and
 /// `(N rows)`.
 fn task_table(tasks: &[TaskPlan]) -> Vec<String> {

@@ -20,7 +20,7 @@ use crate::repr::type_name;
 ///
 /// # Errors
 ///
-/// [`ConfigError::Workflow`] with the reference's lines: `nightly.json has 2 problems:` (`the
+/// [`ConfigError::Workflow`] with the Python tool's lines: `nightly.json has 2 problems:` (`the
 /// workflow has 1 problem:` without a file), then `  - <problem>` for each.
 pub fn workflow_from_document(
     document: &Value,
@@ -52,7 +52,7 @@ pub fn workflow_from_document(
 }
 
 /// Reads a workflow file, or a dataset config with a schedule (a workflow of one task), as the
-/// reference's `read_workflow` does. With `require_schedule` false (what `ldp backfill`
+/// Python tool's `read_workflow` does. With `require_schedule` false (what `ldp backfill`
 /// passes), a dataset config needs only a `metadata.window`.
 ///
 /// # Errors

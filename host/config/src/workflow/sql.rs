@@ -1,4 +1,4 @@
-//! The `sql` task kind (ldp's own; the reference delegates models to dbt): a SQL model over
+//! The `sql` task kind (ldp's own; the Python tool delegates models to dbt): a SQL model over
 //! Iceberg tables, run by DataFusion and published to an Iceberg table.
 //!
 //! ```json

@@ -49,7 +49,7 @@ fn mentions(text: &str, name: &str) -> bool {
 }
 
 /// The Iceberg tables a dataset config file reads and writes (its Iceberg source and target),
-/// as the reference's `config_tables`: a config that cannot be read gives none.
+/// as the Python tool's `config_tables`: a config that cannot be read gives none.
 pub(super) fn config_tables(path: &Path) -> (Vec<TableRef>, Vec<TableRef>) {
     match Document::read(path) {
         Ok(document) => tables_of(&document.value, path.parent().unwrap_or(Path::new("/"))),

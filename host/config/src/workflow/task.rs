@@ -10,7 +10,7 @@ use super::sql::SqlTask;
 /// The keys a task may have besides its one kind.
 pub const TASK_KEYS: [&str; 3] = ["id", "depends_on", "retries"];
 
-/// The task kinds, in registry order: the reference's `pipeline`, `maintain` and `dbt`, then
+/// The task kinds, in registry order: the Python tool's `pipeline`, `maintain` and `dbt`, then
 /// ldp's own `sql`. Messages list them in this order
 /// (`needs exactly one task kind of ['pipeline', 'maintain', 'dbt', 'sql'], and has none`).
 pub const TASK_KINDS: [&str; 4] = ["pipeline", "maintain", "dbt", "sql"];
@@ -43,7 +43,7 @@ pub enum TaskKind {
     /// `"maintain": {...}`: expire snapshots and find orphan files of a config's Iceberg table
     /// (a dry run unless `apply`).
     Maintain(MaintainTask),
-    /// `"dbt": {...}`: the reference runs a dbt project; ldp reads it, plans it with a warning,
+    /// `"dbt": {...}`: the Python tool runs a dbt project; ldp reads it, plans it with a warning,
     /// and does not run it (write the model as a `sql` task).
     Dbt(DbtTask),
     /// `"sql": {...}` (ldp's own): a SQL model over Iceberg tables, run by DataFusion and

@@ -1,7 +1,7 @@
 //! Unit tests of the workflow model: every validation message of the file and its tasks (the
 //! Python tool's own examples among them), the run order, the retry overlay, and a dataset
 //! config read as a workflow of one task. (Each task kind's own messages are tested in its
-//! module; the plan against the reference's sample in `tests/it/workflow.rs`.)
+//! module; the plan against the Python tool's sample in `tests/it/workflow.rs`.)
 
 use std::path::Path;
 

@@ -26,7 +26,7 @@ use crate::validate::check_header;
 use crate::window::check_window;
 
 /// Every problem of a workflow document, each prefixed by its JSON path (empty when valid),
-/// worded as the reference words them, e.g. `tasks[1].depends_on[0]: unknown task id 'b'; the
+/// worded as the Python tool words them, e.g. `tasks[1].depends_on[0]: unknown task id 'b'; the
 /// ids are ['a', 'c']` or `tasks: depend on each other in a cycle: a -> b -> a`.
 pub fn validate_workflow(document: &Value) -> Vec<String> {
     check_workflow(document).0

@@ -1,8 +1,8 @@
-//! "Exactly once" against the reference (`tests/data/exactly_once`): the spec hash, target
+//! "Exactly once" against the Python tool (`tests/data/exactly_once`): the spec hash, target
 //! identity, idempotency and replace keys, windows and their shortcuts, the window placeholders
 //! and `ldp plan`, field by field.
 //!
-//! Two sources: the reference's own vectors (`*.expected.json`, `extras.expected.json`), and
+//! Two sources: the Python tool's own vectors (`*.expected.json`, `extras.expected.json`), and
 //! `reference_cases.json`, which `gen_reference_cases.py` wrote by calling the real tool's
 //! functions on many inputs.
 
@@ -52,14 +52,14 @@ fn replace_in(value: &Value, from: &str, to: &str) -> Value {
     }
 }
 
-/// A temporary folder, symlinks resolved (as the reference resolves the config folder).
+/// A temporary folder, symlinks resolved (as the Python tool resolves the config folder).
 fn folder() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("canonical");
     (dir, root)
 }
 
-/// The reference's plan vectors, every field but `config` and absolute paths in `notes`.
+/// The Python tool's plan vectors, every field but `config` and absolute paths in `notes`.
 #[test]
 fn plans_equal_the_reference_vectors() {
     let (_dir, root) = folder();
@@ -267,7 +267,7 @@ fn canonical_json_paths_and_hashes_equal_the_reference() {
     }
 }
 
-/// The window declaration and the window placeholders are validated with the reference's
+/// The window declaration and the window placeholders are validated with the Python tool's
 /// messages.
 #[test]
 fn window_and_placeholder_problems_equal_the_reference() {
@@ -292,7 +292,7 @@ fn windows_equal_the_reference() {
         match (&window, case.get("ok"), case.get("error")) {
             (Ok(window), Some(expected), _) => assert_eq!(window.label(), *expected, "{text:?}"),
             (Err(error), _, Some(expected)) => assert_eq!(error.to_string(), *expected, "{text:?}"),
-            (Err(_), None, None) => {} // the reference crashes (OverflowError); ldp refuses
+            (Err(_), None, None) => {} // the Python tool crashes (OverflowError); ldp refuses
             // The last two hours of year 9999 are beyond a `jiff::Timestamp`: refused.
             (Err(error), Some(_), _) if text.starts_with("9999-12-31") => {
                 assert!(error.to_string().ends_with("is out of range"), "{error}");
@@ -347,8 +347,8 @@ fn plans_equal_the_reference_plans() {
         let plan = plan_file(&root.join(file), window, now()).expect("plan");
         if file == "no_route.json" {
             // A documented difference: ldp runs CSV -> PARQUET (ldp_config::LDP_ROUTES), the
-            // reference has no pipeline for it. A route neither runs gets the reference's
-            // message, which lists the reference's routes only.
+            // Python tool has no pipeline for it. A route neither runs gets the Python tool's
+            // message, which lists the Python tool's routes only.
             assert!(plan.valid, "{:?}", plan.errors);
             assert_eq!(plan.pipeline.as_deref(), Some("CSVToParquet"));
             let message = case["plan"]["errors"][0].as_str().expect("message");

@@ -1,5 +1,5 @@
-//! Integration tests of `ldp-config`: the reference vectors, a folder of data-driven cases,
-//! path resolution on real temporary folders, and workflow files against the reference.
+//! Integration tests of `ldp-config`: the Python tool vectors, a folder of data-driven cases,
+//! path resolution on real temporary folders, and workflow files against the Python tool.
 
 mod cases;
 mod exactly_once;

@@ -1,9 +1,9 @@
-//! Workflow files against the reference (`tests/data/workflow`): the sample workflow's plan
+//! Workflow files against the Python tool (`tests/data/workflow`): the sample workflow's plan
 //! field by field, the keys of the sample backfill's windows, and `reference_workflows.json`,
 //! which `gen_reference_workflows.py` wrote by calling the real tool's `validate_workflow`,
 //! `Workflow.order`, `retries_of`, `read_workflow`, `plan_workflow` and `_print_plan`.
 //!
-//! The reference registers three task kinds and ldp four (`sql`), so its kind lists
+//! The Python tool registers three task kinds and ldp four (`sql`), so its kind lists
 //! `['pipeline', 'maintain', 'dbt']` read `['pipeline', 'maintain', 'dbt', 'sql']` here.
 
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ fn now() -> Timestamp {
     "2026-08-05T01:30:00Z".parse().expect("now")
 }
 
-/// The reference's kind lists, with ldp's `sql` kind.
+/// The Python tool's kind lists, with ldp's `sql` kind.
 fn with_sql(text: &str) -> String {
     text.replace(
         "['pipeline', 'maintain', 'dbt']",
@@ -44,7 +44,7 @@ fn masked(value: &Value, from: &str, to: &str) -> Value {
     }
 }
 
-/// A temporary project folder, symlinks resolved (as the reference resolves paths).
+/// A temporary project folder, symlinks resolved (as the Python tool resolves paths).
 fn project() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("canonical");
@@ -193,7 +193,7 @@ fn order_retries_and_ancestors_equal_the_reference() {
     );
 }
 
-/// Every plan of the reference's project folder, as JSON and as the human output.
+/// Every plan of the Python tool's project folder, as JSON and as the human output.
 #[test]
 fn plans_equal_the_reference() {
     let reference = read_json(DATA, "reference_workflows.json");
@@ -252,7 +252,7 @@ fn plans_equal_the_reference() {
     }
 }
 
-/// ldp's own `sql` kind and the reference's `dbt` kind in a plan: the model's key, the table it
+/// ldp's own `sql` kind and the Python tool's `dbt` kind in a plan: the model's key, the table it
 /// reads without a `depends_on` (a warning), and dbt named as not run by ldp.
 #[test]
 fn sql_and_dbt_tasks_plan() {

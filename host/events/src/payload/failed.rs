@@ -49,7 +49,7 @@ impl Stage {
 pub struct Failed {
     /// Where the run was.
     pub stage: Stage,
-    /// The name of the error, as the reference names its exceptions (`FileNotFoundError`,
+    /// The name of the error, as the Python tool names its exceptions (`FileNotFoundError`,
     /// `ConfigError`, `CommitFailedException`).
     pub error_type: String,
     /// The error's message, unredacted: the payload redacts it.

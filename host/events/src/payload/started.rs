@@ -7,7 +7,7 @@ use super::{EventPayload, opt_str};
 use crate::dataset::DatasetRef;
 use crate::time::isoformat;
 
-/// The version the events report (`ldp_version`), the reference's, whose events these are.
+/// The version the events report (`ldp_version`), the Python tool's, whose events these are.
 pub const LDP_VERSION: &str = "0.1.3";
 
 /// How a run writes its target.

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{EventPayload, opt_num, opt_str};
 
-/// What the Iceberg write did (the reference's `WriteResult`); `write` is `null` for file
+/// What the Iceberg write did (the Python tool's `WriteResult`); `write` is `null` for file
 /// targets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteFacts {

@@ -1,4 +1,4 @@
-//! Folding events into one summary per run attempt, as the reference's `summarize_runs` does.
+//! Folding events into one summary per run attempt, as the Python tool's `summarize_runs` does.
 
 use std::collections::BTreeMap;
 
@@ -10,7 +10,7 @@ use crate::pyvalue::truthy;
 use crate::time::isoformat;
 
 /// What `ldp runs` knows of one run attempt. Values read from payloads keep their JSON form
-/// (`null` when unknown), as the reference keeps whatever the payload held.
+/// (`null` when unknown), as the Python tool keeps whatever the payload held.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {
     /// The run id.
@@ -70,7 +70,7 @@ impl RunSummary {
         }
     }
 
-    /// The summary as the reference's dict: `run_id, attempt, pipeline, table, started_at
+    /// The summary as the Python tool's dict: `run_id, attempt, pipeline, table, started_at
     /// (ISO+00), status, rows_read, rows_written, snapshot_id, idempotency_key, duration_s,
     /// checks, workflow, task_id, workflow_run_id, is_workflow`.
     pub fn to_value(&self) -> Value {

@@ -1,4 +1,4 @@
-//! The reference CLI's `format_table` for rows of JSON values: a header, a line of dashes, one
+//! The Python tool CLI's `format_table` for rows of JSON values: a header, a line of dashes, one
 //! line per row and `(N rows)`. Columns are two spaces apart; a column whose non-null values
 //! are all numbers is right-aligned (so is one that holds only nulls), others left-aligned;
 //! nulls show as `NULL`, booleans as `true`/`false`, floats with up to 6 decimals.

@@ -1,5 +1,5 @@
-//! Integration tests of ldp-events: the reference's sample events rebuilt field by field, the
-//! `_ldp` rows, and `ldp runs` output compared with what the reference prints.
+//! Integration tests of ldp-events: the Python tool's sample events rebuilt field by field, the
+//! `_ldp` rows, and `ldp runs` output compared with what the Python tool prints.
 
 mod emitter;
 mod ledger;
@@ -47,7 +47,7 @@ pub fn replay_clock(events: &[Event]) -> impl FnMut() -> Timestamp + Send + Clon
     }
 }
 
-/// Compares rebuilt events with the reference's lines, field by field (the event id aside),
+/// Compares rebuilt events with the Python tool's lines, field by field (the event id aside),
 /// then as whole lines.
 pub fn assert_same_lines(built: &[Event], expected: &[String]) {
     assert_eq!(built.len(), expected.len(), "number of events");

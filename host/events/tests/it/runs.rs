@@ -1,4 +1,4 @@
-//! `ldp runs` output compared with what the reference prints for the same events
+//! `ldp runs` output compared with what the Python tool prints for the same events
 //! (`tests/expected/*.txt`, made by `tests/expected/generate.py`).
 
 use std::path::Path;

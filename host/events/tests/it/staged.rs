@@ -42,7 +42,7 @@ fn started() -> Started {
             "2026-08-01T00:00:00Z".parse().expect("instant"),
             "2026-08-02T00:00:00Z".parse().expect("instant"),
         )),
-        // The reference wrote the absolute path; the vector replaced the project folder.
+        // The Python tool wrote the absolute path; the vector replaced the project folder.
         source: DatasetRef {
             namespace: "file".into(),
             name: "<project>/data/rides.csv".into(),

@@ -1,4 +1,4 @@
-//! `_ldp.runs` and `_ldp.quality_results` rows of the reference's staged run, and back.
+//! `_ldp.runs` and `_ldp.quality_results` rows of the Python tool's staged run, and back.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type, TimestampMicrosecondType};

@@ -1,4 +1,4 @@
-//! `run_transform` (beyond the reference): an agent's JavaScript transform run in ldp's sandbox
+//! `run_transform` (beyond the Python tool): an agent's JavaScript transform run in ldp's sandbox
 //! (the built-in interpreter: no I/O, a time and a memory limit) on the first rows of a served
 //! table; the rows it gives come back, nothing is written anywhere.
 

@@ -50,7 +50,7 @@ pub fn is_aligned(moment: Timestamp, size: WindowSize, time_zone: &TimeZone) -> 
         && local.minute() % step_minutes(size) == 0
 }
 
-/// The start of the window of `size` that `moment` falls in (the reference's
+/// The start of the window of `size` that `moment` falls in (the Python tool's
 /// `floor_boundary`). An hour or a quarter keeps the offset `moment` has.
 pub fn floor_boundary(moment: Timestamp, size: WindowSize, time_zone: &TimeZone) -> Timestamp {
     let local = moment.to_zoned(time_zone.clone());
@@ -89,7 +89,7 @@ pub fn window_ending_at(end: Timestamp, size: WindowSize, time_zone: &TimeZone) 
 }
 
 /// The windows of `size` from `start` to `end`, oldest first, laid end to end; each is whole,
-/// so none ends after `end` (the reference's `iter_windows`). `start` should start a window.
+/// so none ends after `end` (the Python tool's `iter_windows`). `start` should start a window.
 pub fn windows_between(
     start: Timestamp,
     end: Timestamp,

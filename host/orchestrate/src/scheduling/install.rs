@@ -14,7 +14,7 @@
 //!   after an XML comment on how to bootstrap and boot it out. The XML is the text Python's
 //!   `plistlib.dumps(fmt=FMT_XML, sort_keys=False)` writes. launchd runs an interval that went by
 //!   while the Mac slept once when it wakes, where cron does not run while a Mac sleeps.
-//! * **systemd** ([`systemd_recipe`], Linux; not in the reference): a user service
+//! * **systemd** ([`systemd_recipe`], Linux; not in the Python tool): a user service
 //!   (`Type=oneshot`, `WorkingDirectory=DIR`, `ExecStart=LDP schedule tick DIR`) and a timer
 //!   (`OnCalendar=*:0/5`, `Persistent=true`, `AccuracySec=1s`) named
 //!   `ldp-schedule-<slug>-<sha8>` ([`systemd_unit_name`]), each after a comment naming where to
@@ -27,7 +27,7 @@
 //! never clash.
 //!
 //! Both paths are absolute because cron, launchd and systemd start a command with almost no
-//! environment. The caller resolves them as the reference does: the folder as `Path.resolve()`
+//! environment. The caller resolves them as the Python tool does: the folder as `Path.resolve()`
 //! (symlinks followed), the executable as `os.path.abspath` of `--ldp` or of the `ldp` that is
 //! running. Here they are only normalised lexically (`.`, repeated and trailing `/` dropped), as
 //! Python's `str(Path(…))` writes them.
@@ -110,7 +110,7 @@ impl FromStr for RecipeKind {
     }
 }
 
-/// The text of a recipe, ending with a newline (the reference's CLI strips it and prints one).
+/// The text of a recipe, ending with a newline (the Python tool's CLI strips it and prints one).
 ///
 /// `dir` is the folder to tick and `ldp` the executable, both absolute and resolved by the
 /// caller; `home` is the home folder, where the launchd log goes (the other recipes write `~`).
@@ -135,7 +135,7 @@ pub fn recipe(
 }
 
 /// A comment and the crontab line that ticks `dir` every 5 minutes and logs to
-/// `DIR/.ldp/schedule.log`, as the reference's `cron_recipe` writes them.
+/// `DIR/.ldp/schedule.log`, as the Python tool's `cron_recipe` writes them.
 ///
 /// # Errors
 ///
@@ -160,11 +160,11 @@ pub fn cron_recipe(dir: &Path, ldp: &Path) -> Result<String, ConfigError> {
 }
 
 /// The launchd plist that ticks `dir` every 5 minutes and when it loads, logging to
-/// `HOME/Library/Logs/<label>.log`, after a comment on how to install it: the reference's
+/// `HOME/Library/Logs/<label>.log`, after a comment on how to install it: the Python tool's
 /// `launchd_recipe`, byte for byte.
 ///
 /// The comment names the folder with every `--` made `- -` (Python's `str.replace`, left to
-/// right, so `---` becomes `- --`, as in the reference).
+/// right, so `---` becomes `- --`, as in the Python tool).
 ///
 /// # Errors
 ///
@@ -300,7 +300,7 @@ pub fn systemd_recipe(dir: &Path, ldp: &Path) -> Result<String, ConfigError> {
 }
 
 /// The launchd label of a folder: `local-data-platform.schedule.<slug>.<sha8>`, as the
-/// reference's `label_of` makes it (see the [module](self) for the slug).
+/// Python tool's `label_of` makes it (see the [module](self) for the slug).
 ///
 /// # Errors
 ///
@@ -499,7 +499,7 @@ mod tests {
         );
     }
 
-    // The expected texts below are what the reference's cron_recipe and launchd_recipe print.
+    // The expected texts below are what the Python tool's cron_recipe and launchd_recipe print.
 
     #[test]
     fn cron_plain_path_matches_the_reference() {
@@ -647,7 +647,7 @@ mod tests {
                 "\n\t<string>local-data-platform.schedule.caf-prix-co.3a9fa263</string>\n"
             )
         );
-        // str.replace goes left to right, so `---` keeps a `--`, as in the reference.
+        // str.replace goes left to right, so `---` keeps a `--`, as in the Python tool.
         let plist = make(RecipeKind::Launchd, "/srv/it's a---b", "/usr/bin/ldp");
         assert!(plist.contains("\n  ldp schedule tick for /srv/it's a- --b, every 5 minutes"));
         assert!(plist.contains("\t<string>/srv/it's a---b</string>"));
@@ -861,7 +861,7 @@ mod tests {
             message(systemd_recipe(Path::new("/srv/a "), Path::new(PLAIN_LDP))),
             "the folder to tick '/srv/a ' ends in a space or a backslash, which a systemd unit cannot hold in WorkingDirectory="
         );
-        // cron holds what the reference lets through.
+        // cron holds what the Python tool lets through.
         assert!(cron_recipe(Path::new("/srv/a\u{1}b"), Path::new(PLAIN_LDP)).is_ok());
     }
 

@@ -9,7 +9,7 @@
 //! * Without `--to` the range ends at the start of the window that `now` is in.
 //! * The windows are laid end to end ([`super::windows_between`]); the one starting at the end
 //!   is not in the range. An empty range, and one of more than `--max-windows` windows
-//!   (default [`DEFAULT_MAX_WINDOWS`]), are refused with the reference's messages.
+//!   (default [`DEFAULT_MAX_WINDOWS`]), are refused with the Python tool's messages.
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
@@ -26,7 +26,7 @@ use ldp_config::{Window, format_instant};
 /// The most windows a backfill takes unless `--max-windows` says otherwise.
 pub const DEFAULT_MAX_WINDOWS: usize = 1000;
 
-/// Where windows of each size start, as the reference's messages say it.
+/// Where windows of each size start, as the Python tool's messages say it.
 fn where_windows_start(size: WindowSize) -> &'static str {
     match size {
         WindowSize::Day => "midnight",
@@ -39,7 +39,7 @@ fn error(message: String) -> ConfigError {
     ConfigError::Window { message }
 }
 
-/// Reads ISO-8601 text as the reference's `parse_boundary` does: a date is local midnight in
+/// Reads ISO-8601 text as the Python tool's `parse_boundary` does: a date is local midnight in
 /// `time_zone`, a naive datetime is read in `time_zone` (a skipped time with the offset before
 /// the change, a repeated one as its first occurrence), an offset is taken as written. `what`
 /// names the value in the message (`the start of the range`, `metadata.start`).
@@ -121,12 +121,12 @@ pub struct BackfillRange {
 
 impl BackfillRange {
     /// Reads and lays out the range of `ldp backfill FILE --from FROM [--to TO]` as the
-    /// reference does, in its order of checks: `max_windows`, the size, the bounds and their
+    /// Python tool does, in its order of checks: `max_windows`, the size, the bounds and their
     /// alignment, an empty range, then the number of windows. `now` gives the default end.
     ///
     /// # Errors
     ///
-    /// [`ConfigError::Window`] with the reference's messages, e.g. `nightly does not say how
+    /// [`ConfigError::Window`] with the Python tool's messages, e.g. `nightly does not say how
     /// long a window is. …`, `the range is empty: its start … is not before its end …`, `the
     /// range from … to … holds more than 1000 windows of size day. …`.
     pub fn resolve(
@@ -214,7 +214,7 @@ impl BackfillRange {
 }
 
 /// A bound as `ldp schedule list` writes it in a fill command: the local date when it is a
-/// local midnight, else the instant in UTC-Z (the reference's `_boundary_text`).
+/// local midnight, else the instant in UTC-Z (the Python tool's `_boundary_text`).
 pub fn boundary_text(moment: Timestamp, time_zone: &TimeZone) -> String {
     let local = moment.to_zoned(time_zone.clone());
     let civil = local.datetime();

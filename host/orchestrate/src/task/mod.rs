@@ -1,6 +1,6 @@
 //! The task kinds a workflow runs, one file each: [`pipeline`] (a dataset config for the
 //! window), [`sql`] (a SQL model run by DataFusion and published to an Iceberg table) and
-//! [`maintain`] (snapshot expiry of a config's table). A `dbt` task is read so the reference's
+//! [`maintain`] (snapshot expiry of a config's table). A `dbt` task is read so the Python tool's
 //! workflows load, and fails when run: ldp's SQL models are `sql` tasks.
 //!
 //! Each kind runs one attempt and says how it went ([`Attempt`]); the runner retries, marks
@@ -94,7 +94,7 @@ impl Attempt {
     }
 
     /// The attempt of a staged or direct run that ended with `report` (a pipeline task, a sql
-    /// model): `published` or `skipped_duplicate`, with the reference's detail.
+    /// model): `published` or `skipped_duplicate`, with the Python tool's detail.
     pub fn of_report(report: &ldp_pipeline::RunReport) -> Attempt {
         let mut detail = Map::new();
         detail.insert("run_id".into(), report.run_id.clone().into());

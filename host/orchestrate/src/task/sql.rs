@@ -1,5 +1,5 @@
 //! A `sql` task: a SQL model over the workflow's Iceberg tables, run by DataFusion and published
-//! to an Iceberg table as a staged run under the window's key (where the reference delegates
+//! to an Iceberg table as a staged run under the window's key (where the Python tool delegates
 //! models to dbt).
 //!
 //! The session holds every Iceberg table the workflow's tasks read or write that exists (each as

@@ -8,7 +8,7 @@ use super::{Requirements, commit_edit};
 use crate::error::{Error, Result};
 use crate::table::Table;
 
-/// How long a fence tag is kept (`max-ref-age-ms`): 7 days, as the reference.
+/// How long a fence tag is kept (`max-ref-age-ms`): 7 days, as the Python tool.
 pub const FENCE_TAG_MAX_AGE_MS: i64 = 604_800_000;
 
 /// Removes the branches `branches` (name and the snapshot each must be at) and adds the tags

@@ -1,10 +1,10 @@
-//! The keys of an upsert batch: the reference's checks (keys present, not null, unique), and an
+//! The keys of an upsert batch: the Python tool's checks (keys present, not null, unique), and an
 //! index from each key to its row and the row's values, to find and compare the table's rows
 //! with the same key.
 //!
 //! Keys and values are compared in Arrow's row format (`arrow-row`), which encodes equal values
 //! as equal bytes whatever the type. Before encoding, float values are made canonical: every NaN
-//! is the same NaN and −0.0 is 0.0, so a NaN equals a NaN (the reference rewrites a row holding
+//! is the same NaN and −0.0 is 0.0, so a NaN equals a NaN (the Python tool rewrites a row holding
 //! a NaN on every upsert) and −0.0 equals 0.0 (as in pyarrow's comparison).
 
 use std::hash::BuildHasher;
@@ -19,7 +19,7 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 
 use crate::error::{Error, Result};
 
-/// Checks the keys of an upsert batch as the reference does, in its order: every join column
+/// Checks the keys of an upsert batch as the Python tool does, in its order: every join column
 /// is a column of the data, no key is null, no two rows share a key.
 pub(crate) fn check_keys(table: &str, batch: &RecordBatch, join_cols: &[String]) -> Result<()> {
     let schema = batch.schema();
@@ -256,7 +256,7 @@ mod tests {
         check_keys("nyc.t", &good, &keys(&["id"])).expect("good keys");
     }
 
-    /// NaN equals NaN and −0.0 equals 0.0 when deciding whether a row changed (the reference
+    /// NaN equals NaN and −0.0 equals 0.0 when deciding whether a row changed (the Python tool
     /// rewrites a NaN row on every upsert).
     #[test]
     fn nan_equals_nan_and_negative_zero_equals_zero() {

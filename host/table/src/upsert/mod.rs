@@ -1,7 +1,7 @@
 //! Upsert: the rows of a batch replace the table's rows with the same key (`join_cols`), and the
 //! rows with new keys are added, in **one** snapshot, copy-on-write.
 //!
-//! 1. The batch's keys are checked as the reference checks them ([`Upsert::new`]): every join
+//! 1. The batch's keys are checked as the Python tool checks them ([`Upsert::new`]): every join
 //!    column present, no null key, no two rows with one key. On a table with rows, the batch
 //!    must also hold every column of the table (an upsert replaces whole rows).
 //! 2. The manifests say which data files may hold a batch key (bounds of the join columns,
@@ -12,15 +12,15 @@
 //! 4. The batch rows that replace a row, and those whose key is new, are written; a batch row
 //!    equal to the table's row is not. When nothing changed no snapshot is added.
 //! 5. One snapshot commits it all: operation `overwrite` when files were replaced, `append`
-//!    when rows were only added. The reference leaves a `delete` then an `append` snapshot, and
+//!    when rows were only added. The Python tool leaves a `delete` then an `append` snapshot, and
 //!    the first shows the table without the changed rows.
 //!
 //! On a table without rows an upsert is an append of the batch. A commit that loses the
 //! compare-and-swap to another writer is worked out again on the new head, so a concurrent
-//! append is never lost (the reference does not retry; on a local catalog the pipeline's lock
+//! append is never lost (the Python tool does not retry; on a local catalog the pipeline's lock
 //! keeps overwrites and upserts apart anyway).
 //!
-//! Memory: the batch is held (as in the reference), with its encoded keys and values; the
+//! Memory: the batch is held (as in the Python tool), with its encoded keys and values; the
 //! table is read one file at a time.
 
 mod keys;
@@ -84,7 +84,7 @@ pub struct UpsertResult {
 }
 
 impl UpsertResult {
-    /// Rows the upsert wrote of the batch: updated + inserted (the reference's `rows_written`).
+    /// Rows the upsert wrote of the batch: updated + inserted (the Python tool's `rows_written`).
     pub fn rows_written(&self) -> u64 {
         self.rows_updated + self.rows_inserted
     }
@@ -95,7 +95,7 @@ impl Upsert {
     ///
     /// # Errors
     ///
-    /// The reference's key checks: [`Error::UpsertKeysMissing`], [`Error::UpsertNullKeys`],
+    /// The Python tool's key checks: [`Error::UpsertKeysMissing`], [`Error::UpsertNullKeys`],
     /// [`Error::UpsertDuplicateKeys`]; [`Error::EmptyInput`] without rows.
     pub fn new(table: &str, batches: &[RecordBatch], join_cols: &[String]) -> Result<Upsert> {
         let Some(first) = batches.first() else {
@@ -344,7 +344,7 @@ impl Upsert {
         Ok(Staged::Changed(plan, files))
     }
 
-    /// An upsert on a table with rows needs every column of the table (the reference's check).
+    /// An upsert on a table with rows needs every column of the table (the Python tool's check).
     fn check_columns(&self, base: &Table) -> Result<()> {
         let batch_schema = self.batch.schema();
         let missing: Vec<String> = base

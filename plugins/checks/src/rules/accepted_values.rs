@@ -1,5 +1,5 @@
 //! `accepted_values`: every non-null value of a column is one of the accepted values (the
-//! reference's `AcceptedValues`). The values are converted to the column's type as pyarrow does
+//! Python tool's `AcceptedValues`). The values are converted to the column's type as pyarrow does
 //! (`[1, 2]` on a string column accepts `"1"` and `"2"`, ISO strings on a date column, floats
 //! truncated on an integer column); nulls are skipped; `invalid_values` lists up to five
 //! distinct offending values in the order they first appear.

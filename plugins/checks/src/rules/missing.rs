@@ -1,5 +1,5 @@
 //! A check whose columns are missing or ambiguous: it cannot be evaluated, and fails with the
-//! reference's `missing column(s) [...]; the table has [...]` (failing rows 0).
+//! Python tool's `missing column(s) [...]; the table has [...]` (failing rows 0).
 
 use crate::py::fmt_names;
 use crate::rule::Rule;

@@ -2,7 +2,7 @@
 //!
 //! [`build`] reads the item with `ldp_check_params`, the rule `ldp plan` applies too: the
 //! `check` name (trimmed, lower-cased), unknown and missing parameters, the check's own
-//! parameters, then the `name`; a bad item is a config error with the reference's message. A
+//! parameters, then the `name`; a bad item is a config error with the Python tool's message. A
 //! check whose columns are missing from the input becomes the failed verdict of
 //! [`missing::column_problem`].
 

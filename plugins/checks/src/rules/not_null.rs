@@ -1,5 +1,5 @@
 //! `not_null`: no Arrow null in the given columns; a floating-point NaN is a value (the
-//! reference's `NotNull`). `failing_rows` counts the rows with a null in at least one column.
+//! Python tool's `NotNull`). `failing_rows` counts the rows with a null in at least one column.
 //!
 //! Kept across batches: the row count, the null count of each column and the count of rows with
 //! a null in any of them (the union of the validity bitmaps of one batch).

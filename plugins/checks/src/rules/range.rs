@@ -1,4 +1,4 @@
-//! `range`: every non-null value of a column lies within inclusive bounds (the reference's
+//! `range`: every non-null value of a column lies within inclusive bounds (the Python tool's
 //! `Range`). Nulls are skipped; NaN counts as out of range (`nan_count`); bounds may be numbers,
 //! or ISO strings for date and timestamp columns (a naive value read as UTC), or strings cast to
 //! the column's type; a numeric bound on a non-numeric column can't be compared.
@@ -19,7 +19,7 @@ use ldp_plugin_sdk::prelude::*;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 
-/// The constraint as the reference prints it: `fare >= 0`, `0 <= fare <= 100`.
+/// The constraint as the Python tool prints it: `fare >= 0`, `0 <= fare <= 100`.
 fn constraint(params: &Params) -> String {
     let shown = |v: &Value| fmt_value(&from_json(v));
     match (&params.min, &params.max) {
@@ -48,7 +48,7 @@ enum Bound {
     Nanos(i128),
 }
 
-/// Turns a bound into one comparable with the column (the reference's `_coerce_bound`).
+/// Turns a bound into one comparable with the column (the Python tool's `_coerce_bound`).
 fn coerce_bound(value: &Value, data_type: &DataType) -> Result<Bound, String> {
     let target = match data_type {
         DataType::Dictionary(_, value) => value.as_ref(),

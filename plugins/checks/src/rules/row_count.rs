@@ -1,5 +1,5 @@
 //! `row_count`: the number of rows is within inclusive bounds, or equals a number or the rows
-//! read from the source (the reference's `RowCount`).
+//! read from the source (the Python tool's `RowCount`).
 //!
 //! Kept across batches: the row count.
 

@@ -1,5 +1,5 @@
 //! `schema`: the input has the given columns and, optionally, exactly the given types (the
-//! reference's `SchemaHas`); extra columns are allowed, `string` does not match `large_string`,
+//! Python tool's `SchemaHas`); extra columns are allowed, `string` does not match `large_string`,
 //! `timestamp[us]` does not match `timestamp[ns]` or `timestamp[us, tz=UTC]`.
 //!
 //! The verdict depends on the schema alone, so it is decided when the rule is built; kept across

@@ -1,4 +1,4 @@
-//! `unique`: each combination of the key columns appears at most once (the reference's
+//! `unique`: each combination of the key columns appears at most once (the Python tool's
 //! `Unique`). Rows with a null in any key column are skipped (SQL `UNIQUE`) and counted in
 //! `null_key_rows`; `failing_rows` counts every copy of a duplicated key; `sample` lists up to
 //! five duplicated keys in the order they first appear.

@@ -1,4 +1,4 @@
-//! The value set of `accepted_values` typed like the column (the reference's `_value_set` and
+//! The value set of `accepted_values` typed like the column (the Python tool's `_value_set` and
 //! `pc.is_in`'s cast), and the lookups of a batch's values in it.
 
 use crate::arrow_value::{Kind, Values};
@@ -50,7 +50,7 @@ fn int_range(data_type: &DataType) -> (i128, i128) {
     }
 }
 
-/// The value set typed like the column (the reference's `_value_set` and `is_in`'s cast); the
+/// The value set typed like the column (the Python tool's `_value_set` and `is_in`'s cast); the
 /// error message and its pyarrow type when the types can't be compared.
 pub fn accepted(
     values: &[Value],

@@ -1,6 +1,6 @@
 //! The data-driven check cases of `tests/checks/<case>/` (see `tests/checks/README.md`): each
 //! case's rows are read into batches of its schema, run through the plugin, and every verdict is
-//! compared field by field with the expected one (the reference's output for the same data).
+//! compared field by field with the expected one (the Python tool's output for the same data).
 
 use crate::Checks;
 use crate::types::parse_type;

@@ -1,4 +1,4 @@
-//! The configs the demo runs: `rides.json` (the reference's, written to the workdir) and the
+//! The configs the demo runs: `rides.json` (the Python tool's, written to the workdir) and the
 //! small configs of the other steps, as JSON values whose paths resolve against the workdir.
 
 use std::path::Path;

@@ -1,9 +1,9 @@
 //! `ldp demo [--workdir DIR] [--rows N] [--seed S]`: the Python tool's demo (`docs/demo.md`),
 //! run through ldp's real machinery, the way a user would run it.
 //!
-//! The rides come from [`ldp_demo`] (bit-exact with the reference's generator); every step runs
+//! The rides come from [`ldp_demo`] (bit-exact with the Python tool's generator); every step runs
 //! a config through [`ldp_pipeline`] (the plugins of one [`Runtime`] in their sandbox), reads
-//! through [`ldp_sql`] (DataFusion) and [`ldp_table`], and prints the reference's numbers.
+//! through [`ldp_sql`] (DataFusion) and [`ldp_table`], and prints the Python tool's numbers.
 //!
 //! * this file: arguments → [`DemoSettings`], the step list ([`STEPS`]), the header, the
 //!   summary and the closing hints;
@@ -65,7 +65,7 @@ impl DemoSettings {
         })
     }
 
-    /// The seed of the `k`-th generated table (`seed + k`, as the reference), as CPython draws
+    /// The seed of the `k`-th generated table (`seed + k`, as the Python tool), as CPython draws
     /// it: from its absolute value.
     fn seed_plus(&self, k: i64) -> u64 {
         let value = i128::from(self.seed) + i128::from(k);

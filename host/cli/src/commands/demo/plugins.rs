@@ -1,4 +1,4 @@
-//! Step 9, which the reference cannot have: code ldp does not trust in the pipeline. A
+//! Step 9, which the Python tool cannot have: code ldp does not trust in the pipeline. A
 //! third party's transform (JavaScript in a file, pinned by its sha256) enriches the rides on
 //! their way from `demo.rides` to `demo.rides_enriched`; then a hostile transform tries to take
 //! all the memory it can, the sandbox stops it, and the table stays as it was.

@@ -19,8 +19,8 @@ use crate::output::cell::{Cell, cell};
 const REVENUE_SQL: &str = "SELECT CAST(pickup_ts AS DATE) AS day, city, count(*) AS rides, \
                            round(sum(fare), 2) AS revenue FROM rides GROUP BY 1, 2 ORDER BY day, city";
 
-/// What step 7 says about the history: the reference's paragraph, with ldp's one snapshot per
-/// upsert (the reference commits an overwrite and two appends).
+/// What step 7 says about the history: the Python tool's paragraph, with ldp's one snapshot per
+/// upsert (the Python tool commits an overwrite and two appends).
 const HISTORY: &str = "\
 The first snapshot is the initial load. The upsert committed one overwrite snapshot that replaced the
 changed rows and added the new rides: ldp writes each change as one snapshot, where the Python tool

@@ -13,7 +13,7 @@ use ldp_pipeline::Pipeline;
 
 use super::{Demo, SummaryRow, configs, workdir};
 
-/// The day step 4 filters on, as the reference writes the filter.
+/// The day step 4 filters on, as the Python tool writes the filter.
 const ONE_DAY_FILTER: &str =
     "pickup_ts >= '2024-01-03T00:00:00' and pickup_ts < '2024-01-04T00:00:00'";
 
@@ -81,7 +81,7 @@ pub(super) fn partitioned(d: &mut Demo<'_>) -> anyhow::Result<Vec<SummaryRow>> {
 
 /// `rides` with a `pickup_date` column (date32, the day of `pickup_ts`) at the end.
 ///
-/// The reference's demo adds it with a transform before the write; here the host adds it, until
+/// The Python tool's demo adds it with a transform before the write; here the host adds it, until
 /// a transform plugin does.
 fn with_pickup_date(rides: &RecordBatch) -> anyhow::Result<RecordBatch> {
     let pickup = rides
@@ -152,7 +152,7 @@ pub(super) fn quality(d: &mut Demo<'_>) -> anyhow::Result<Vec<SummaryRow>> {
     )])
 }
 
-/// `rides` broken as the reference breaks them: null ride_ids, one ride_id repeated, a
+/// `rides` broken as the Python tool breaks them: null ride_ids, one ride_id repeated, a
 /// negative fare.
 fn bad_batch(rides: &RecordBatch) -> anyhow::Result<RecordBatch> {
     let schema = rides.schema();

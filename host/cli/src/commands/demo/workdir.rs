@@ -12,7 +12,7 @@ use parquet::arrow::ArrowWriter;
 pub const MARKER: &str = ".ldp_demo";
 
 /// What the demo owns in its folder: deleted before a new run, nothing else is.
-/// (`plugins` holds step 9's transform; the reference has no such step.)
+/// (`plugins` holds step 9's transform; the Python tool has no such step.)
 pub const ENTRIES: [&str; 6] = [
     "data",
     "exports",
@@ -114,7 +114,7 @@ fn remove(path: &Path) -> Result<(), WorkdirError> {
 }
 
 /// Writes `data/rides.csv` (as pyarrow writes CSV), `data/rides.parquet`, step 9's
-/// `plugins/fare_per_km.js` and `rides.json` (the reference's config, byte for byte).
+/// `plugins/fare_per_km.js` and `rides.json` (the Python tool's config, byte for byte).
 pub fn write_files(dir: &Path, rides: &RecordBatch) -> Result<(), WorkdirError> {
     let csv = dir.join("data/rides.csv");
     ldp_demo::write_csv(rides, &csv).map_err(io("write", &csv))?;

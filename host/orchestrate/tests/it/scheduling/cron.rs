@@ -181,7 +181,7 @@ fn paris_clock_changes() {
         fixed.at_or_before(at("2026-03-29T01:00:00Z")),
         Some(at("2026-03-29T01:00:00Z"))
     );
-    // Deliberately not the reference's `2026-10-24T00:30:00Z` (see the `fires` module docs).
+    // Deliberately not the Python tool's `2026-10-24T00:30:00Z` (see the `fires` module docs).
     assert_eq!(
         fixed.at_or_before(at("2026-10-25T01:10:00Z")),
         Some(at("2026-10-25T00:30:00Z"))

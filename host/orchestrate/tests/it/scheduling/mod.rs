@@ -1,4 +1,4 @@
-//! Schedule evaluation and window layout (`ldp_orchestrate::scheduling`) against the reference:
+//! Schedule evaluation and window layout (`ldp_orchestrate::scheduling`) against the Python tool:
 //! cron fires (DST included) from `gen_reference_fires.py`, fires → windows, due windows and
 //! backfill ranges from `gen_reference_windows.py`, the sample `schedule list` and ledger.
 

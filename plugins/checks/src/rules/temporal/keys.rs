@@ -217,7 +217,7 @@ impl Groups {
         ranks
     }
 
-    /// The reference's `_group_key`: the key's value for one key column, a `{column: value}`
+    /// The Python tool's `_group_key`: the key's value for one key column, a `{column: value}`
     /// dict for several (values as `to_jsonable` gives them).
     pub fn label(&self, key: u32) -> Py {
         let Some(key) = self.keys.get(key as usize) else {

@@ -3,7 +3,7 @@
 //!
 //! The values must be sorted, so the rule keeps each checked row's group id, row index and time
 //! value (20 bytes a row), plus each group's key, and sorts them at the end (a stable sort by
-//! group then value, as the reference's `sort_indices`).
+//! group then value, as the Python tool's `sort_indices`).
 
 use arrow_schema::DataType;
 use ldp_plugin_sdk::prelude::*;
@@ -208,7 +208,7 @@ struct Hit {
 }
 
 impl MaxGap {
-    /// Sorts the rows by group then value and measures the gaps as the reference does: every
+    /// Sorts the rows by group then value and measures the gaps as the Python tool does: every
     /// consecutive pair is subtracted (across groups too, where an overflow is an error), and
     /// compared with the limit, then the pairs within a group count.
     fn gaps(&self) -> Result<Gaps, EvalError> {
@@ -275,7 +275,7 @@ impl MaxGap {
                 });
             }
         }
-        // The reference compares the keys after subtracting, before comparing with the limit.
+        // The Python tool compares the keys after subtracting, before comparing with the limit.
         if let Some(t) = self.groups.types().iter().find(|t| !equatable(t)) {
             return Err(EvalError::no_kernel("equal", t));
         }

@@ -1,7 +1,7 @@
 //! `max_skew`: two time columns are at most `max_ms` apart on every row.
 //!
 //! Streams in constant memory: counts, the largest skew, the sum of the skews (for the mean),
-//! the first five rows over the limit, and the first Arrow error the reference would raise on
+//! the first five rows over the limit, and the first Arrow error the Python tool would raise on
 //! the same values (an integer overflow, an integer too large for its float comparison).
 
 use arrow_schema::DataType;
@@ -101,7 +101,7 @@ struct MaxSkew {
     /// The sum of the skews, as Arrow's `mean` adds them.
     sum: PairwiseSum,
     samples: Vec<(u64, f64)>,
-    /// The first error of each step, in the order the reference computes them: the int64 cast
+    /// The first error of each step, in the order the Python tool computes them: the int64 cast
     /// of column a, of column b, the rescale (or float cast) of a, of b, the subtraction, the
     /// comparison with the limit.
     errors: [Option<EvalError>; 6],
@@ -116,7 +116,7 @@ impl MaxSkew {
         }
     }
 
-    /// One side of a row as the reference computes it: `_time_values` then `_rescale` (or the
+    /// One side of a row as the Python tool computes it: `_time_values` then `_rescale` (or the
     /// float64 cast of `_subtract` when the other side is a float).
     fn side(&mut self, side: usize, raw: Option<super::value::Raw<'_>>) -> Option<Count> {
         let value = match count(raw?) {

@@ -1,4 +1,4 @@
-//! The temporal checks (the reference's `quality/temporal.py`): `monotonic`, `max_skew`,
+//! The temporal checks (the Python tool's `quality/temporal.py`): `monotonic`, `max_skew`,
 //! `rate_below` and `max_gap`, streaming over batches.
 //!
 //! What each keeps across batches:
@@ -16,7 +16,7 @@
 //!
 //! Group keys are looked up by their bytes, without allocating for a key seen before.
 //! Rows with a null or NaN in a checked value are skipped and counted, groups follow Arrow's
-//! equality (null keys form one group), and an Arrow error the reference would hit on the same
+//! equality (null keys form one group), and an Arrow error the Python tool would hit on the same
 //! data (an integer overflow, a type it can't sort) gives its `could not be evaluated: ...`.
 
 mod keys;

@@ -4,7 +4,7 @@
 //! In table order the rule streams: it keeps per group the key, the last value and the first
 //! violations. With `order_by` the rows must be sorted first, so it keeps each checked row's
 //! group, index, `order_by` value and value, and sorts at the end (a stable sort, ties keep
-//! table order, as the reference's `sort_indices`).
+//! table order, as the Python tool's `sort_indices`).
 
 use std::cmp::Ordering;
 
@@ -108,7 +108,7 @@ struct Sample {
 }
 
 impl Monotonic {
-    /// The Arrow error the reference hits on two rows or more, in its order: sorting by the
+    /// The Arrow error the Python tool hits on two rows or more, in its order: sorting by the
     /// keys and `order_by`, comparing the values, comparing the keys.
     fn problem(&self) -> Option<EvalError> {
         let mut sort_keys: Vec<&DataType> = self.groups.types().iter().collect();
@@ -269,7 +269,7 @@ fn bad(strict: bool, current: Raw<'_>, previous: Raw<'_>) -> bool {
     }
 }
 
-/// Keeps `candidate` among the first [`SAMPLE_SIZE`] violations in the reference's order
+/// Keeps `candidate` among the first [`SAMPLE_SIZE`] violations in the Python tool's order
 /// (groups in key order, then rows in table order).
 fn keep(
     samples: &mut Vec<Sample>,

@@ -2,7 +2,7 @@
 //! `max_rate`, over the table or in every group.
 //!
 //! Streams: it keeps the null and true counts, and per group its key and its true and non-null
-//! counts (the reference's hash `group_by`: null keys are one group, so is every NaN).
+//! counts (the Python tool's hash `group_by`: null keys are one group, so is every NaN).
 
 use std::cmp::Ordering;
 
@@ -179,7 +179,7 @@ impl Rule for RateBelow {
             );
             return result(true, details, 0, metrics);
         }
-        // The reference sorts the failing groups by rate and keys, as a record batch.
+        // The Python tool sorts the failing groups by rate and keys, as a record batch.
         let mut sort_keys = vec![&DataType::Float64];
         sort_keys.extend(self.groups.types());
         if let Some(error) = EvalError::sorting(&sort_keys) {

@@ -1,4 +1,4 @@
-//! How pyarrow shows values: `scalar.as_py()`, falling back to a string cast as the reference's
+//! How pyarrow shows values: `scalar.as_py()`, falling back to a string cast as the Python tool's
 //! `_scalar_py` does for the nanoseconds Python can't hold.
 
 use arrow_schema::{DataType, TimeUnit};

@@ -1,5 +1,5 @@
 //! The temporal checks on batches built by hand: state crosses batches, row indices are global,
-//! and types the data cases can't express (dictionaries, lists) behave as the reference.
+//! and types the data cases can't express (dictionaries, lists) behave as the Python tool.
 
 use std::sync::Arc;
 
@@ -170,7 +170,7 @@ fn rate_below_counts_groups_across_batches() {
     );
     assert_eq!(result.failing_rows, 2);
     assert_eq!(metrics["null_count"], 1);
-    // Dictionary keys group, but the reference can't sort them to list the failing groups.
+    // Dictionary keys group, but the Python tool can't sort them to list the failing groups.
     let keys: DictionaryArray<Int32Type> = vec!["a", "a", "b", "b"].into_iter().collect();
     let (result, _) = run(
         item,

@@ -1,6 +1,6 @@
-//! Time columns as the reference reads them (`_time_kind`, `_time_values`, `_rescale`,
+//! Time columns as the Python tool reads them (`_time_kind`, `_time_values`, `_rescale`,
 //! `_to_ms`, `_limit_in`), Python's number formatting, and the `could not be evaluated: ...`
-//! verdict of an Arrow error the reference would have hit.
+//! verdict of an Arrow error the Python tool would have hit.
 
 use arrow_schema::{DataType, TimeUnit};
 use ldp_plugin_sdk::prelude::CheckResult;
@@ -21,7 +21,7 @@ pub enum Kind {
     Number,
 }
 
-/// The kind of a column's type; the reference's `_NotTemporal` message otherwise.
+/// The kind of a column's type; the Python tool's `_NotTemporal` message otherwise.
 pub fn kind(data_type: &DataType) -> Result<Kind, String> {
     use DataType as D;
     match data_type {
@@ -181,7 +181,7 @@ pub fn number_text(value: &Value) -> String {
 }
 
 /// Arrow's floating-point sum, fed one value at a time: values are summed in blocks of 16, and
-/// the blocks pairwise (a binary tree), so the mean of a column has the reference's exact bits
+/// the blocks pairwise (a binary tree), so the mean of a column has the Python tool's exact bits
 /// (as computed over one chunk).
 #[derive(Clone, Debug, Default)]
 pub struct PairwiseSum {
@@ -240,7 +240,7 @@ impl PairwiseSum {
     }
 }
 
-/// An Arrow error the reference's computation raises; the check then fails with `could not be
+/// An Arrow error the Python tool's computation raises; the check then fails with `could not be
 /// evaluated: {message}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvalError {

@@ -1,5 +1,5 @@
 //! Reading the values of an Arrow column without allocating, comparing them as Arrow's compute
-//! kernels do, and printing them as the reference does (`to_jsonable(_scalar_py(value))`).
+//! kernels do, and printing them as the Python tool does (`to_jsonable(_scalar_py(value))`).
 
 use std::cmp::Ordering;
 
@@ -432,7 +432,7 @@ impl Store {
 }
 
 /// The order of `count` kept rows sorted by `rank` (their group's), then by their value in
-/// `values`, then by row: the reference's stable `sort_indices` by keys and value.
+/// `values`, then by row: the Python tool's stable `sort_indices` by keys and value.
 pub fn sort_rows(count: usize, rank: impl Fn(usize) -> u32, values: &Store) -> Vec<usize> {
     if values.numeric() && u32::try_from(count).is_ok() {
         let mut keys: Vec<(u32, i64, u32)> = (0..count)
@@ -453,7 +453,7 @@ pub fn sort_rows(count: usize, rank: impl Fn(usize) -> u32, values: &Store) -> V
     order
 }
 
-/// The value as the reference reports it: `to_jsonable(_scalar_py(value))` of a value of
+/// The value as the Python tool reports it: `to_jsonable(_scalar_py(value))` of a value of
 /// `data_type` (ISO strings for dates and times, seconds for durations, `"nan"` for NaN).
 pub fn jsonable(data_type: &DataType, raw: Option<Raw<'_>>) -> Py {
     match raw {
