@@ -1,9 +1,9 @@
-//! Opening a catalog file.
+//! An open catalog: its connection, its name, and how it was opened.
 
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::backend::{Backend, DbError, Session, sqlite};
 use crate::error::{Error, Result};
 use crate::schema::{self, SchemaVersion};
 
@@ -42,7 +42,7 @@ pub enum Mode {
 /// lock.
 #[derive(Debug)]
 pub struct Catalog {
-    pub(crate) conn: Connection,
+    backend: Backend,
     pub(crate) file: PathBuf,
     pub(crate) name: String,
     pub(crate) mode: Mode,
@@ -57,75 +57,19 @@ impl Catalog {
     /// table ns.t does not exist: there is no catalog at <file>. …`.
     pub fn open(path: impl AsRef<Path>, catalog_name: &str, mode: Mode) -> Result<Catalog> {
         let file = path.as_ref().to_path_buf();
-        if catalog_name.is_empty() {
-            return Err(Error::InvalidName {
-                file,
-                what: "catalog name",
-                name: String::new(),
-                reason: "it is empty",
-            });
-        }
-        let flags = match mode {
-            Mode::ReadOnly | Mode::ReadWrite => {
-                match std::fs::metadata(&file) {
-                    Ok(meta) if meta.is_file() => {}
-                    Ok(_) => {
-                        return Err(Error::Corrupt {
-                            file,
-                            reason: "it is not a file".into(),
-                        });
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        return Err(Error::NoCatalog { file, table: None });
-                    }
-                    Err(source) => {
-                        return Err(Error::Io {
-                            path: file,
-                            context: "read the catalog file",
-                            source,
-                        });
-                    }
-                }
-                if mode == Mode::ReadOnly {
-                    OpenFlags::SQLITE_OPEN_READ_ONLY
-                } else {
-                    // No CREATE: a file deleted since the check above is not silently recreated.
-                    OpenFlags::SQLITE_OPEN_READ_WRITE
-                }
-            }
-            Mode::Create => {
-                if let Some(parent) = file.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(parent).map_err(|source| Error::Io {
-                        path: parent.to_path_buf(),
-                        context: "create the catalog folder",
-                        source,
-                    })?;
-                }
-                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
-            }
-        };
-        let conn = Connection::open_with_flags(&file, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .map_err(|e| {
-                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen)
-                    && mode != Mode::Create
-                    && !file.exists()
-                {
-                    Error::NoCatalog {
-                        file: file.clone(),
-                        table: None,
-                    }
-                } else {
-                    Error::sqlite(&file, "opening the catalog", e)
-                }
-            })?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| Error::sqlite(&file, "setting the busy timeout", e))?;
+        check_catalog_name(&file, catalog_name)?;
+        let conn = sqlite::open(&file, mode)?;
+        Catalog::on(Backend::Sqlite(conn), file, catalog_name, mode)
+    }
+
+    /// Reads (or, unless read-only, completes) the catalog tables of a fresh connection.
+    fn on(backend: Backend, file: PathBuf, catalog_name: &str, mode: Mode) -> Result<Catalog> {
         let schema = match mode {
-            Mode::ReadOnly => schema::detect(&conn, &file)?,
-            Mode::ReadWrite | Mode::Create => schema::ensure(&conn, &file)?,
+            Mode::ReadOnly => schema::detect(&backend, &file)?,
+            Mode::ReadWrite | Mode::Create => schema::ensure(&backend, &file)?,
         };
         Ok(Catalog {
-            conn,
+            backend,
             file,
             name: catalog_name.to_string(),
             mode,
@@ -148,7 +92,7 @@ impl Catalog {
         self.mode
     }
 
-    /// The layout of the file's catalog tables.
+    /// The layout of the catalog tables.
     pub fn schema_version(&self) -> SchemaVersion {
         self.schema
     }
@@ -156,13 +100,15 @@ impl Catalog {
     /// The file's SQLite journal mode (`delete` unless some tool changed it); this crate never
     /// changes it.
     pub fn journal_mode(&self) -> Result<String> {
-        self.conn
-            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
-            .map_err(|e| self.sql_err("reading the journal mode", e))
+        match &self.backend {
+            Backend::Sqlite(conn) => sqlite::journal_mode(conn)
+                .map_err(|e| Error::sqlite(&self.file, "reading the journal mode", e)),
+        }
     }
 
-    pub(crate) fn sql_err(&self, context: impl Into<String>, e: rusqlite::Error) -> Error {
-        Error::sqlite(&self.file, context, e)
+    /// Names an engine error after this catalog and what was being done.
+    pub(crate) fn db_err(&self, context: impl Into<String>, e: DbError) -> Error {
+        Error::db(&self.file, context, e)
     }
 
     /// Fails on a read-only catalog.
@@ -176,20 +122,34 @@ impl Catalog {
         }
     }
 
-    /// Runs `f` in a write transaction that holds SQLite's write lock from its start
-    /// (`BEGIN IMMEDIATE`), so a read-then-write cannot deadlock with another writer; commits
-    /// when `f` succeeds, rolls back otherwise.
+    /// Runs `f` on the connection, outside any explicit transaction.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&mut dyn Session) -> Result<T>) -> Result<T> {
+        self.backend.read(f)
+    }
+
+    /// Runs `f` in a write transaction that holds the catalog's write lock from its start, so a
+    /// read-then-write cannot interleave with another writer; commits when `f` succeeds, rolls
+    /// back otherwise.
     pub(crate) fn write<T>(
         &self,
         context: &str,
-        f: impl FnOnce(&Transaction<'_>) -> Result<T>,
+        f: impl FnOnce(&mut dyn Session) -> Result<T>,
     ) -> Result<T> {
-        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
-            .map_err(|e| self.sql_err(context, e))?;
-        let value = f(&tx)?;
-        tx.commit().map_err(|e| self.sql_err(context, e))?;
-        Ok(value)
+        self.backend.write(|e| self.db_err(context, e), f)
     }
+}
+
+/// A catalog name must not be empty.
+fn check_catalog_name(file: &Path, catalog_name: &str) -> Result<()> {
+    if catalog_name.is_empty() {
+        return Err(Error::InvalidName {
+            file: file.to_path_buf(),
+            what: "catalog name",
+            name: String::new(),
+            reason: "it is empty",
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::backend::DbError;
+
 /// What kind of failure an error is; maps to exit codes and retry decisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -234,6 +236,13 @@ impl Error {
         match self {
             Error::NoCatalog { file, .. } => no_catalog(&file, table),
             other => other,
+        }
+    }
+
+    /// Maps an engine's error (see [`Error::sqlite`]).
+    pub(crate) fn db(file: &Path, context: impl Into<String>, source: DbError) -> Error {
+        match source {
+            DbError::Sqlite(e) => Error::sqlite(file, context, e),
         }
     }
 

@@ -43,11 +43,13 @@
 //! switching a file to WAL would be persistent, add `-wal`/`-shm` files, and need shared memory
 //! that network file systems and read-only users cannot give.
 
+mod backend;
 mod catalog;
 mod error;
 mod ident;
 mod namespace;
 pub mod schema;
+mod sql;
 mod table;
 
 pub use catalog::{BUSY_TIMEOUT, Catalog, Mode, catalog_file};

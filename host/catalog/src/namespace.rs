@@ -4,13 +4,14 @@
 //! (`a` exists when `a.b` does). Creating a namespace without properties writes the one row
 //! `exists` = `true` (pyiceberg's minimal properties); with properties, just those rows.
 
-use rusqlite::{Connection, params};
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::backend::Session;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::ident::{check_namespace, levels};
 use crate::schema::SchemaVersion;
+use crate::sql;
 
 /// The property pyiceberg writes for a namespace created without properties.
 pub const EXISTS_PROPERTY: (&str, &str) = ("exists", "true");
@@ -20,25 +21,16 @@ impl Catalog {
     /// `namespace_exists`.
     pub fn namespace_exists(&self, namespace: &str) -> Result<bool> {
         check_namespace(&self.file, namespace)?;
-        self.namespace_exists_on(&self.conn, namespace)
+        self.read(|s| self.namespace_exists_on(s, namespace))
     }
 
-    pub(crate) fn namespace_exists_on(&self, conn: &Connection, namespace: &str) -> Result<bool> {
+    pub(crate) fn namespace_exists_on(&self, s: &mut dyn Session, namespace: &str) -> Result<bool> {
         if self.schema == SchemaVersion::Empty {
             return Ok(false);
         }
-        // pyiceberg matches children with `LIKE 'ns.%'`, which SQLite compares ignoring ASCII
-        // case; comparing the prefix keeps namespaces case-sensitive.
         let below = format!("{namespace}.");
-        conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM iceberg_tables WHERE catalog_name = ?1 \
-                 AND (table_namespace = ?2 OR substr(table_namespace, 1, length(?3)) = ?3)) \
-             OR EXISTS (SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ?1 \
-                 AND (namespace = ?2 OR substr(namespace, 1, length(?3)) = ?3))",
-            params![self.name, namespace, below],
-            |row| row.get(0),
-        )
-        .map_err(|e| self.sql_err(format!("checking namespace {namespace}"), e))
+        s.flag(sql::NAMESPACE_EXISTS, &[&self.name, namespace, &below])
+            .map_err(|e| self.db_err(format!("checking namespace {namespace}"), e))
     }
 
     fn namespace_must_exist(&self, namespace: &str) -> Result<()> {
@@ -83,8 +75,8 @@ impl Catalog {
         check_namespace(&self.file, namespace)?;
         self.writable(|| format!("create namespace {namespace}"))?;
         let context = format!("creating namespace {namespace}");
-        self.write(&context, |tx| {
-            if self.namespace_exists_on(tx, namespace)? {
+        self.write(&context, |s| {
+            if self.namespace_exists_on(s, namespace)? {
                 return Ok(false);
             }
             let minimal = [(EXISTS_PROPERTY.0, EXISTS_PROPERTY.1)];
@@ -97,12 +89,8 @@ impl Catalog {
                     .collect()
             };
             for (key, value) in rows {
-                tx.execute(
-                    "INSERT INTO iceberg_namespace_properties \
-                     (catalog_name, namespace, property_key, property_value) VALUES (?1, ?2, ?3, ?4)",
-                    params![self.name, namespace, key, value],
-                )
-                .map_err(|e| self.sql_err(&context, e))?;
+                s.execute(sql::INSERT_PROPERTY, &[&self.name, namespace, key, value])
+                    .map_err(|e| self.db_err(&context, e))?;
             }
             Ok(true)
         })
@@ -117,23 +105,16 @@ impl Catalog {
         if self.schema == SchemaVersion::Empty {
             return Ok(Vec::new());
         }
-        let context = "listing namespaces";
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ?1 \
-                 UNION SELECT namespace FROM iceberg_namespace_properties WHERE catalog_name = ?1",
-            )
-            .map_err(|e| self.sql_err(context, e))?;
-        let all = stmt
-            .query_map([&self.name], |row| row.get::<_, String>(0))
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.sql_err(context, e))?;
+        let all = self.read(|s| {
+            s.rows(sql::ALL_NAMESPACES, &[&self.name])
+                .map_err(|e| self.db_err("listing namespaces", e))
+        })?;
         let prefix: Vec<&str> = parent.map(levels).unwrap_or_default();
         let depth = prefix.len() + 1;
         let found: BTreeSet<String> = all
             .iter()
-            .map(|ns| levels(ns))
+            .filter_map(|row| row.first()?.as_deref())
+            .map(levels)
             .filter(|l| l.len() >= depth && l[..prefix.len()] == prefix[..])
             .map(|l| l[..depth].join("."))
             .collect();
@@ -144,43 +125,45 @@ impl Catalog {
     /// which only a `JdbcCatalog`-made file could hold, are skipped.
     pub fn namespace_properties(&self, namespace: &str) -> Result<BTreeMap<String, String>> {
         self.namespace_must_exist(namespace)?;
-        let context = format!("reading the properties of namespace {namespace}");
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT property_key, property_value FROM iceberg_namespace_properties \
-                 WHERE catalog_name = ?1 AND namespace = ?2",
-            )
-            .map_err(|e| self.sql_err(&context, e))?;
-        let rows = stmt
-            .query_map(params![self.name, namespace], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, Option<String>>(1)?))
-            })
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.sql_err(&context, e))?;
+        let rows = self.read(|s| {
+            s.rows(sql::NAMESPACE_PROPERTIES, &[&self.name, namespace])
+                .map_err(|e| {
+                    self.db_err(
+                        format!("reading the properties of namespace {namespace}"),
+                        e,
+                    )
+                })
+        })?;
         Ok(rows
             .into_iter()
-            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .filter_map(|row| match <[Option<String>; 2]>::try_from(row) {
+                Ok([Some(key), Some(value)]) => Some((key, value)),
+                _ => None,
+            })
             .collect())
     }
 
     /// The names of the tables directly in `namespace`, sorted (views are skipped).
     pub fn list_tables(&self, namespace: &str) -> Result<Vec<String>> {
         self.namespace_must_exist(namespace)?;
-        self.list_tables_on(&self.conn, namespace)
+        self.read(|s| self.list_tables_on(s, namespace))
     }
 
-    fn list_tables_on(&self, conn: &Connection, namespace: &str) -> Result<Vec<String>> {
-        let context = format!("listing the tables of namespace {namespace}");
-        let sql = format!(
-            "SELECT table_name FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 \
-             AND {} ORDER BY table_name",
-            self.schema.table_filter()
-        );
-        let mut stmt = conn.prepare(&sql).map_err(|e| self.sql_err(&context, e))?;
-        stmt.query_map(params![self.name, namespace], |row| row.get(0))
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.sql_err(&context, e))
+    /// Sorted here rather than by `ORDER BY`: PostgreSQL's order follows the database's
+    /// collation, SQLite's and Rust's follow the bytes.
+    fn list_tables_on(&self, s: &mut dyn Session, namespace: &str) -> Result<Vec<String>> {
+        let rows = s
+            .rows(
+                &sql::with_filter(sql::LIST_TABLES, self.schema),
+                &[&self.name, namespace],
+            )
+            .map_err(|e| self.db_err(format!("listing the tables of namespace {namespace}"), e))?;
+        let mut names: Vec<String> = rows
+            .into_iter()
+            .filter_map(|row| row.into_iter().next().flatten())
+            .collect();
+        names.sort();
+        Ok(names)
     }
 
     /// Drops an empty namespace (its property rows). Fails when it does not exist or holds
@@ -189,14 +172,14 @@ impl Catalog {
         check_namespace(&self.file, namespace)?;
         self.writable(|| format!("drop namespace {namespace}"))?;
         let context = format!("dropping namespace {namespace}");
-        self.write(&context, |tx| {
-            if !self.namespace_exists_on(tx, namespace)? {
+        self.write(&context, |s| {
+            if !self.namespace_exists_on(s, namespace)? {
                 return Err(Error::NamespaceNotFound {
                     file: self.file.clone(),
                     namespace: namespace.to_string(),
                 });
             }
-            let tables = self.list_tables_on(tx, namespace)?.len();
+            let tables = self.list_tables_on(s, namespace)?.len();
             if tables > 0 {
                 return Err(Error::NamespaceNotEmpty {
                     file: self.file.clone(),
@@ -204,11 +187,8 @@ impl Catalog {
                     tables,
                 });
             }
-            tx.execute(
-                "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ?1 AND namespace = ?2",
-                params![self.name, namespace],
-            )
-            .map_err(|e| self.sql_err(&context, e))?;
+            s.execute(sql::DROP_NAMESPACE, &[&self.name, namespace])
+                .map_err(|e| self.db_err(&context, e))?;
             Ok(())
         })
     }

@@ -3,12 +3,12 @@
 //! A row only points at the table's current metadata file; the metadata itself lives in the
 //! warehouse and is written by the table layer before it commits here.
 
-use rusqlite::{Connection, OptionalExtension, params};
-
+use crate::backend::Session;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::ident::{check_table, qualified};
 use crate::schema::{ICEBERG_TYPE_TABLE, SchemaVersion};
+use crate::sql;
 
 /// A table's row in `iceberg_tables`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,39 +28,36 @@ impl Catalog {
         let table = qualified(namespace, name);
         self.writable(|| format!("create table {table}"))?;
         let context = format!("creating table {table}");
-        self.write(&context, |tx| {
-            if !self.namespace_exists_on(tx, namespace)? {
+        self.write(&context, |s| {
+            if !self.namespace_exists_on(s, namespace)? {
                 return Err(Error::NamespaceNotFound {
                     file: self.file.clone(),
                     namespace: namespace.to_string(),
                 });
             }
             let inserted = match self.schema {
-                SchemaVersion::V1 => tx.execute(
-                    "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, \
-                     metadata_location, previous_metadata_location, iceberg_type) \
-                     VALUES (?1, ?2, ?3, ?4, NULL, ?5)",
-                    params![
-                        self.name,
+                SchemaVersion::V1 => s.execute(
+                    sql::INSERT_TABLE_V1,
+                    &[
+                        &self.name,
                         namespace,
                         name,
                         metadata_location,
-                        ICEBERG_TYPE_TABLE
+                        ICEBERG_TYPE_TABLE,
                     ],
                 ),
-                SchemaVersion::V0 | SchemaVersion::Empty => tx.execute(
-                    "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, \
-                     metadata_location, previous_metadata_location) VALUES (?1, ?2, ?3, ?4, NULL)",
-                    params![self.name, namespace, name, metadata_location],
+                SchemaVersion::V0 | SchemaVersion::Empty => s.execute(
+                    sql::INSERT_TABLE_V0,
+                    &[&self.name, namespace, name, metadata_location],
                 ),
             };
             match inserted {
                 Ok(_) => Ok(()),
-                Err(e) if is_constraint(&e) => Err(Error::TableExists {
+                Err(e) if e.is_unique_violation() => Err(Error::TableExists {
                     file: self.file.clone(),
                     table: table.clone(),
                 }),
-                Err(e) => Err(self.sql_err(&context, e)),
+                Err(e) => Err(self.db_err(&context, e)),
             }
         })
     }
@@ -68,7 +65,7 @@ impl Catalog {
     /// The table's row, or `None` when there is no such table (views are not tables).
     pub fn load_table(&self, namespace: &str, name: &str) -> Result<Option<TableRecord>> {
         check_table(&self.file, namespace, name, false)?;
-        self.load_on(&self.conn, namespace, name)
+        self.read(|s| self.load_on(s, namespace, name))
     }
 
     /// Whether the table exists.
@@ -78,7 +75,7 @@ impl Catalog {
 
     fn load_on(
         &self,
-        conn: &Connection,
+        s: &mut dyn Session,
         namespace: &str,
         name: &str,
     ) -> Result<Option<TableRecord>> {
@@ -86,27 +83,22 @@ impl Catalog {
             return Ok(None);
         }
         let table = qualified(namespace, name);
-        let sql = format!(
-            "SELECT metadata_location, previous_metadata_location FROM iceberg_tables \
-             WHERE catalog_name = ?1 AND table_namespace = ?2 AND table_name = ?3 AND {}",
-            self.schema.table_filter()
-        );
-        let row = conn
-            .query_row(&sql, params![self.name, namespace, name], |row| {
-                Ok((
-                    row.get::<_, Option<String>>(0)?,
-                    row.get::<_, Option<String>>(1)?,
-                ))
-            })
-            .optional()
-            .map_err(|e| self.sql_err(format!("loading table {table}"), e))?;
-        match row {
-            None => Ok(None),
-            Some((Some(metadata_location), previous_metadata_location)) => Ok(Some(TableRecord {
+        let rows = s
+            .rows(
+                &sql::with_filter(sql::LOAD_TABLE, self.schema),
+                &[&self.name, namespace, name],
+            )
+            .map_err(|e| self.db_err(format!("loading table {table}"), e))?;
+        let Some(mut row) = rows.into_iter().next() else {
+            return Ok(None);
+        };
+        let previous_metadata_location = row.pop().flatten();
+        match row.pop().flatten() {
+            Some(metadata_location) => Ok(Some(TableRecord {
                 metadata_location,
                 previous_metadata_location,
             })),
-            Some((None, _)) => Err(Error::Corrupt {
+            None => Err(Error::Corrupt {
                 file: self.file.clone(),
                 reason: format!("the row of table {table} has no metadata_location"),
             }),
@@ -123,21 +115,18 @@ impl Catalog {
         let table = qualified(namespace, name);
         self.writable(|| format!("commit to table {table}"))?;
         let context = format!("committing to table {table}");
-        self.write(&context, |tx| {
-            let sql = format!(
-                "UPDATE iceberg_tables SET metadata_location = ?1, previous_metadata_location = ?2 \
-                 WHERE catalog_name = ?3 AND table_namespace = ?4 AND table_name = ?5 \
-                 AND metadata_location = ?2 AND {}",
-                self.schema.table_filter()
-            );
-            let changed = tx
-                .execute(&sql, params![new, expected, self.name, namespace, name])
-                .map_err(|e| self.sql_err(&context, e))?;
+        self.write(&context, |s| {
+            let changed = s
+                .execute(
+                    &sql::with_filter(sql::COMMIT, self.schema),
+                    &[new, expected, &self.name, namespace, name],
+                )
+                .map_err(|e| self.db_err(&context, e))?;
             if changed == 1 {
                 return Ok(());
             }
             // Nothing changed: say why (inside the same transaction, so the answer is exact).
-            match self.load_on(tx, namespace, name)? {
+            match self.load_on(s, namespace, name)? {
                 None => Err(Error::TableNotFound {
                     file: self.file.clone(),
                     table: table.clone(),
@@ -158,20 +147,18 @@ impl Catalog {
         let table = qualified(namespace, name);
         self.writable(|| format!("drop table {table}"))?;
         let context = format!("dropping table {table}");
-        self.write(&context, |tx| {
-            let record =
-                self.load_on(tx, namespace, name)?
-                    .ok_or_else(|| Error::TableNotFound {
-                        file: self.file.clone(),
-                        table: table.clone(),
-                    })?;
-            let sql = format!(
-                "DELETE FROM iceberg_tables WHERE catalog_name = ?1 AND table_namespace = ?2 \
-                 AND table_name = ?3 AND {}",
-                self.schema.table_filter()
-            );
-            tx.execute(&sql, params![self.name, namespace, name])
-                .map_err(|e| self.sql_err(&context, e))?;
+        self.write(&context, |s| {
+            let record = self
+                .load_on(s, namespace, name)?
+                .ok_or_else(|| Error::TableNotFound {
+                    file: self.file.clone(),
+                    table: table.clone(),
+                })?;
+            s.execute(
+                &sql::with_filter(sql::DROP_TABLE, self.schema),
+                &[&self.name, namespace, name],
+            )
+            .map_err(|e| self.db_err(&context, e))?;
             Ok(record)
         })
     }
@@ -191,37 +178,28 @@ impl Catalog {
         let to = qualified(to_namespace, to_name);
         self.writable(|| format!("rename table {from} to {to}"))?;
         let context = format!("renaming table {from} to {to}");
-        self.write(&context, |tx| {
-            if !self.namespace_exists_on(tx, to_namespace)? {
+        self.write(&context, |s| {
+            if !self.namespace_exists_on(s, to_namespace)? {
                 return Err(Error::NamespaceNotFound {
                     file: self.file.clone(),
                     namespace: to_namespace.to_string(),
                 });
             }
-            let sql = format!(
-                "UPDATE iceberg_tables SET table_namespace = ?1, table_name = ?2 \
-                 WHERE catalog_name = ?3 AND table_namespace = ?4 AND table_name = ?5 AND {}",
-                self.schema.table_filter()
-            );
-            match tx.execute(
-                &sql,
-                params![to_namespace, to_name, self.name, from_namespace, from_name],
+            match s.execute(
+                &sql::with_filter(sql::RENAME_TABLE, self.schema),
+                &[to_namespace, to_name, &self.name, from_namespace, from_name],
             ) {
                 Ok(0) => Err(Error::TableNotFound {
                     file: self.file.clone(),
                     table: from.clone(),
                 }),
                 Ok(_) => Ok(()),
-                Err(e) if is_constraint(&e) => Err(Error::TableExists {
+                Err(e) if e.is_unique_violation() => Err(Error::TableExists {
                     file: self.file.clone(),
                     table: to.clone(),
                 }),
-                Err(e) => Err(self.sql_err(&context, e)),
+                Err(e) => Err(self.db_err(&context, e)),
             }
         })
     }
-}
-
-fn is_constraint(e: &rusqlite::Error) -> bool {
-    e.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation)
 }
