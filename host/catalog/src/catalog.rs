@@ -3,13 +3,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::backend::{Backend, DbError, Session, sqlite};
+use crate::address::{CatalogAddress, PostgresAddress};
+use crate::backend::{Backend, DbError, Session, postgres, sqlite};
 use crate::error::{Error, Result};
 use crate::schema::{self, SchemaVersion};
 
 /// How long a statement waits for another connection's lock before failing with
 /// [`ErrorKind::Busy`](crate::ErrorKind::Busy). Python's `sqlite3` (so pyiceberg through
-/// SQLAlchemy) waits 5 s too.
+/// SQLAlchemy) waits 5 s too; on PostgreSQL this is the session's `lock_timeout`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The catalog file of a `local` catalog block: `<warehouse_path>/<identifier>_catalog.db`.
@@ -17,7 +18,12 @@ pub fn catalog_file(warehouse_path: &Path, identifier: &str) -> PathBuf {
     warehouse_path.join(format!("{identifier}_catalog.db"))
 }
 
-/// How to open a catalog file.
+/// How to open a catalog file or database.
+///
+/// On PostgreSQL the database itself must exist in every mode (like pyiceberg, this crate never
+/// creates one); [`Mode::ReadWrite`] and [`Mode::Create`] both create missing catalog tables, and
+/// a [`Mode::ReadOnly`] session is also read-only on the server
+/// (`default_transaction_read_only`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// The file must exist ([`Error::NoCatalog`] otherwise) and is opened read-only: nothing is
@@ -33,13 +39,13 @@ pub enum Mode {
     Create,
 }
 
-/// An open catalog: one SQLite connection to one file, scoped to one catalog name (the
-/// `catalog_name` column; several catalogs may share a file).
+/// An open catalog: one connection to one SQLite file or PostgreSQL database, scoped to one
+/// catalog name (the `catalog_name` column; several catalogs may share a file or database).
 ///
-/// `Catalog` is `Send` but not `Sync`: give each thread its own (opening is cheap). The file's
-/// journal mode is left as it is (pyiceberg leaves SQLite's default, `delete`); writes take the
-/// write lock up front (`BEGIN IMMEDIATE`) and every statement waits up to [`BUSY_TIMEOUT`] for a
-/// lock.
+/// `Catalog` is `Send` but not `Sync`: give each thread its own (opening is cheap). A SQLite
+/// file's journal mode is left as it is (pyiceberg leaves SQLite's default, `delete`); writes
+/// take the write lock up front (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: a `SHARE ROW EXCLUSIVE`
+/// lock on both catalog tables) and every statement waits up to [`BUSY_TIMEOUT`] for a lock.
 #[derive(Debug)]
 pub struct Catalog {
     backend: Backend,
@@ -62,6 +68,44 @@ impl Catalog {
         Catalog::on(Backend::Sqlite(conn), file, catalog_name, mode)
     }
 
+    /// Connects to the PostgreSQL catalog at `uri` (see [`PostgresAddress::parse`]) with
+    /// `password` (read by the caller from the variable the catalog's `password_env` names).
+    ///
+    /// Errors name the catalog by its URI without password: [`Error::InvalidUri`] for an
+    /// unusable URI or one that embeds a password, [`Error::Connect`] when the server cannot be
+    /// reached or refuses the login or the database.
+    pub fn open_postgres(
+        uri: &str,
+        password: Option<&str>,
+        catalog_name: &str,
+        mode: Mode,
+    ) -> Result<Catalog> {
+        let address = PostgresAddress::parse(uri, password)?;
+        Catalog::open_postgres_at(&address, catalog_name, mode)
+    }
+
+    /// Opens the catalog at `address`: [`Catalog::open`] for a SQLite file,
+    /// [`Catalog::open_postgres`] for a PostgreSQL database.
+    pub fn connect(address: &CatalogAddress, catalog_name: &str, mode: Mode) -> Result<Catalog> {
+        match address {
+            CatalogAddress::Sqlite(file) => Catalog::open(file, catalog_name, mode),
+            CatalogAddress::Postgres(address) => {
+                Catalog::open_postgres_at(address, catalog_name, mode)
+            }
+        }
+    }
+
+    fn open_postgres_at(
+        address: &PostgresAddress,
+        catalog_name: &str,
+        mode: Mode,
+    ) -> Result<Catalog> {
+        let file = PathBuf::from(address.redacted());
+        check_catalog_name(&file, catalog_name)?;
+        let client = postgres::connect(address, mode)?;
+        Catalog::on(Backend::Postgres(client), file, catalog_name, mode)
+    }
+
     /// Reads (or, unless read-only, completes) the catalog tables of a fresh connection.
     fn on(backend: Backend, file: PathBuf, catalog_name: &str, mode: Mode) -> Result<Catalog> {
         let schema = match mode {
@@ -77,7 +121,8 @@ impl Catalog {
         })
     }
 
-    /// The catalog file.
+    /// The catalog file; for a PostgreSQL catalog, its URI without password (what the errors'
+    /// `file` field holds).
     pub fn file(&self) -> &Path {
         &self.file
     }
@@ -97,12 +142,19 @@ impl Catalog {
         self.schema
     }
 
+    /// Whether the catalog lives in PostgreSQL (else in a SQLite file).
+    pub fn is_postgres(&self) -> bool {
+        matches!(self.backend, Backend::Postgres(_))
+    }
+
     /// The file's SQLite journal mode (`delete` unless some tool changed it); this crate never
-    /// changes it.
-    pub fn journal_mode(&self) -> Result<String> {
+    /// changes it. `None` for a PostgreSQL catalog, which has none.
+    pub fn journal_mode(&self) -> Result<Option<String>> {
         match &self.backend {
             Backend::Sqlite(conn) => sqlite::journal_mode(conn)
+                .map(Some)
                 .map_err(|e| Error::sqlite(&self.file, "reading the journal mode", e)),
+            Backend::Postgres(_) => Ok(None),
         }
     }
 
@@ -168,5 +220,20 @@ mod tests {
     fn empty_catalog_name_is_rejected() {
         let e = Catalog::open("/nonexistent/x.db", "", Mode::ReadOnly).unwrap_err();
         assert_eq!(e.kind(), crate::ErrorKind::InvalidName);
+        // Before any connection is tried.
+        let e = Catalog::open_postgres("postgresql://u@127.0.0.1:1/d", None, "", Mode::ReadOnly)
+            .unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::InvalidName);
+        assert!(
+            e.to_string().contains("postgresql://u@127.0.0.1:1/d"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_catalog_is_send() {
+        fn send<T: Send>() {}
+        send::<Catalog>();
+        send::<Error>();
     }
 }

@@ -17,7 +17,8 @@ pub enum ErrorKind {
     /// A compare-and-swap commit found another metadata location than the one it expected:
     /// reload the table and try again.
     CommitConflict,
-    /// SQLite stayed locked by another connection for longer than the busy timeout.
+    /// The catalog stayed locked by another connection for longer than the busy timeout
+    /// (PostgreSQL: also a deadlock or a serialization failure).
     Busy,
     /// A namespace, table or catalog name is not valid.
     InvalidName,
@@ -29,6 +30,12 @@ pub enum ErrorKind {
     Sqlite,
     /// A file-system operation failed.
     Io,
+    /// A PostgreSQL catalog's URI is not usable (wrong scheme, embedded password, bad syntax).
+    InvalidUri,
+    /// The PostgreSQL server could not be reached, or refused the login or the database.
+    Connect,
+    /// Any other PostgreSQL failure.
+    Postgres,
 }
 
 impl ErrorKind {
@@ -58,12 +65,19 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Corrupt => "corrupt",
             ErrorKind::Sqlite => "sqlite",
             ErrorKind::Io => "io",
+            ErrorKind::InvalidUri => "invalid uri",
+            ErrorKind::Connect => "connect",
+            ErrorKind::Postgres => "postgres",
         })
     }
 }
 
-/// A catalog error. Every message names the catalog file, and the table (`ns.name`) or
-/// namespace at fault.
+/// A catalog error. Every message names the catalog, and the table (`ns.name`) or namespace at
+/// fault.
+///
+/// The catalog is named by the `file` field: a SQLite catalog's file, or a PostgreSQL catalog's
+/// URI without password ([`PostgresAddress::redacted`](crate::PostgresAddress::redacted), e.g.
+/// `postgresql://ldp@127.0.0.1:54329/lake`), held as a path so the field keeps one type.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The catalog file does not exist and the catalog was not opened with
@@ -164,7 +178,8 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// SQLite stayed locked for longer than the busy timeout.
+    /// The catalog stayed locked for longer than the busy timeout (PostgreSQL: or a deadlock,
+    /// or a serialization failure, ended the transaction).
     #[error(
         "the catalog at {} stayed locked by another process while {context}; retry later",
         file.display()
@@ -174,9 +189,9 @@ pub enum Error {
         file: PathBuf,
         /// What was being done, naming the table when there is one.
         context: String,
-        /// SQLite's error.
+        /// The engine's error (`rusqlite::Error` or `postgres::Error`).
         #[source]
-        source: rusqlite::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// Another SQLite failure.
     #[error("SQLite failed on the catalog at {} while {context}: {source}", file.display())]
@@ -188,6 +203,43 @@ pub enum Error {
         /// SQLite's error.
         #[source]
         source: rusqlite::Error,
+    },
+    /// A PostgreSQL catalog's URI is not usable.
+    #[error("invalid PostgreSQL catalog uri {uri}: {reason}")]
+    InvalidUri {
+        /// The URI without password.
+        uri: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The PostgreSQL server could not be reached, or refused the login or the database.
+    #[error("cannot connect to the catalog at {}: {problem}; {hint}", file.display())]
+    Connect {
+        /// The catalog's URI without password.
+        file: PathBuf,
+        /// What went wrong, e.g. `PostgreSQL refused the login: password authentication failed
+        /// for user "ldp"`.
+        problem: String,
+        /// What to check.
+        hint: &'static str,
+        /// The client's error.
+        #[source]
+        source: postgres::Error,
+    },
+    /// Another PostgreSQL failure.
+    #[error(
+        "PostgreSQL failed on the catalog at {} while {context}: {}",
+        file.display(),
+        crate::backend::postgres::describe(source)
+    )]
+    Postgres {
+        /// The catalog's URI without password.
+        file: PathBuf,
+        /// What was being done, naming the table when there is one.
+        context: String,
+        /// The client's error.
+        #[source]
+        source: postgres::Error,
     },
     /// A file-system operation failed.
     #[error("cannot {context} {}: {source}", path.display())]
@@ -221,10 +273,14 @@ impl Error {
             Error::Busy { .. } => ErrorKind::Busy,
             Error::Sqlite { .. } => ErrorKind::Sqlite,
             Error::Io { .. } => ErrorKind::Io,
+            Error::InvalidUri { .. } => ErrorKind::InvalidUri,
+            Error::Connect { .. } => ErrorKind::Connect,
+            Error::Postgres { .. } => ErrorKind::Postgres,
         }
     }
 
-    /// Whether another attempt may succeed: true only for commit conflicts and SQLITE_BUSY.
+    /// Whether another attempt may succeed: true only for commit conflicts and a locked catalog
+    /// ([`ErrorKind::Busy`]).
     pub fn is_retryable(&self) -> bool {
         self.kind().is_retryable()
     }
@@ -239,10 +295,35 @@ impl Error {
         }
     }
 
-    /// Maps an engine's error (see [`Error::sqlite`]).
+    /// Maps an engine's error (see [`Error::sqlite`] and [`Error::postgres`]).
     pub(crate) fn db(file: &Path, context: impl Into<String>, source: DbError) -> Error {
         match source {
             DbError::Sqlite(e) => Error::sqlite(file, context, e),
+            DbError::Postgres(e) => Error::postgres(file, context, e),
+        }
+    }
+
+    /// Maps a PostgreSQL error: a lock timeout, deadlock or serialization failure to
+    /// [`Error::Busy`], anything else to [`Error::Postgres`].
+    pub(crate) fn postgres(
+        file: &Path,
+        context: impl Into<String>,
+        source: postgres::Error,
+    ) -> Error {
+        let file = file.to_path_buf();
+        let context = context.into();
+        if crate::backend::postgres::is_busy(&source) {
+            Error::Busy {
+                file,
+                context,
+                source: Box::new(source),
+            }
+        } else {
+            Error::Postgres {
+                file,
+                context,
+                source,
+            }
         }
     }
 
@@ -260,7 +341,7 @@ impl Error {
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Error::Busy {
                 file,
                 context,
-                source,
+                source: Box::new(source),
             },
             Some(ErrorCode::NotADatabase) => Error::Corrupt {
                 file,

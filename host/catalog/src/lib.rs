@@ -1,9 +1,15 @@
-//! The ldp Iceberg catalog: a SQLite file with the tables of pyiceberg's `SqlCatalog` and
-//! Iceberg's `JdbcCatalog`, so pyiceberg, Spark and the Python ldp read what ldp writes.
+//! The ldp Iceberg catalog: the tables of pyiceberg's `SqlCatalog` and Iceberg's `JdbcCatalog`,
+//! in a SQLite file or a PostgreSQL database, so pyiceberg, Spark and the Python ldp read what
+//! ldp writes.
 //!
 //! A `local` catalog block keeps its catalog at [`catalog_file`]`(warehouse_path, identifier)`,
-//! `<warehouse_path>/<identifier>_catalog.db`. The file holds two tables (see [`schema`] for the
-//! exact DDL, that of pyiceberg 0.12):
+//! `<warehouse_path>/<identifier>_catalog.db` ([`Catalog::open`]). A `sql` catalog block whose
+//! `uri` is `postgresql://user@host:5432/db` (or `postgres://`, `postgresql+psycopg://`,
+//! `postgresql+psycopg2://`) shares a PostgreSQL database ([`Catalog::open_postgres`], or
+//! [`Catalog::connect`] with a [`CatalogAddress`]); its password comes apart from the URI, from
+//! the variable its `password_env` names, and messages name it by the URI without password.
+//! Either way the catalog holds two tables (see [`schema`] for the exact DDL, that of pyiceberg
+//! 0.12; SQLAlchemy emits the same text for both engines):
 //!
 //! * `iceberg_tables`: one row per table, `(catalog_name, table_namespace, table_name)` →
 //!   `metadata_location`, `previous_metadata_location` (and `iceberg_type` = `TABLE`);
@@ -36,13 +42,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! **Locking.** Every write runs in a `BEGIN IMMEDIATE` transaction and every statement waits up
-//! to [`BUSY_TIMEOUT`] (5 s) for another connection's lock; past that the error is
-//! [`ErrorKind::Busy`], also retryable. The file's journal mode is never changed: pyiceberg
+//! **Locking.** Every write runs in a transaction that takes the write lock first (SQLite:
+//! `BEGIN IMMEDIATE`; PostgreSQL: `LOCK TABLE … IN SHARE ROW EXCLUSIVE MODE` on both catalog
+//! tables, which readers pass and other writers wait for) and every statement waits up to
+//! [`BUSY_TIMEOUT`] (5 s) for another connection's lock; past that the error is
+//! [`ErrorKind::Busy`], also retryable. A SQLite file's journal mode is never changed: pyiceberg
 //! (SQLAlchemy over Python's `sqlite3`) leaves SQLite's default rollback journal (`delete`), and
 //! switching a file to WAL would be persistent, add `-wal`/`-shm` files, and need shared memory
 //! that network file systems and read-only users cannot give.
 
+mod address;
 mod backend;
 mod catalog;
 mod error;
@@ -52,6 +61,7 @@ pub mod schema;
 mod sql;
 mod table;
 
+pub use address::{CONNECT_TIMEOUT, CatalogAddress, POSTGRES_SCHEMES, PostgresAddress};
 pub use catalog::{BUSY_TIMEOUT, Catalog, Mode, catalog_file};
 pub use error::{Error, ErrorKind, Result, no_catalog};
 pub use ident::qualified;

@@ -6,8 +6,10 @@
 //! connect, how to find the catalog tables, how a write transaction takes its lock, and which
 //! errors mean "locked" or "duplicate key".
 
+pub(crate) mod postgres;
 pub(crate) mod sqlite;
 
+use std::cell::RefCell;
 use std::fmt;
 
 /// One row of text columns; SQL NULL is `None`.
@@ -35,6 +37,7 @@ pub(crate) trait Session {
 #[derive(Debug)]
 pub(crate) enum DbError {
     Sqlite(rusqlite::Error),
+    Postgres(::postgres::Error),
 }
 
 impl DbError {
@@ -42,6 +45,7 @@ impl DbError {
     pub(crate) fn is_unique_violation(&self) -> bool {
         match self {
             DbError::Sqlite(e) => sqlite::is_constraint(e),
+            DbError::Postgres(e) => postgres::is_unique_violation(e),
         }
     }
 }
@@ -52,23 +56,25 @@ impl From<rusqlite::Error> for DbError {
     }
 }
 
-impl fmt::Display for DbError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DbError::Sqlite(e) => e.fmt(f),
-        }
+impl From<::postgres::Error> for DbError {
+    fn from(e: ::postgres::Error) -> Self {
+        DbError::Postgres(e)
     }
 }
 
 /// The open connection of a catalog.
 pub(crate) enum Backend {
     Sqlite(rusqlite::Connection),
+    /// A `RefCell`: the client needs `&mut` for every statement, the catalog's methods take
+    /// `&self` (a `Catalog` is `Send`, not `Sync`).
+    Postgres(RefCell<::postgres::Client>),
 }
 
 impl fmt::Debug for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Backend::Sqlite(conn) => f.debug_tuple("Sqlite").field(conn).finish(),
+            Backend::Postgres(_) => f.write_str("Postgres"),
         }
     }
 }
@@ -81,6 +87,7 @@ impl Backend {
     ) -> Result<T, E> {
         match self {
             Backend::Sqlite(conn) => f(&mut sqlite::SqliteSession(conn)),
+            Backend::Postgres(client) => postgres::read(client, f),
         }
     }
 
@@ -94,6 +101,7 @@ impl Backend {
     ) -> Result<T, E> {
         match self {
             Backend::Sqlite(conn) => sqlite::write(conn, err, f),
+            Backend::Postgres(client) => postgres::write(client, err, f),
         }
     }
 
@@ -101,6 +109,7 @@ impl Backend {
     pub(crate) fn create_tables(&self) -> Result<(), DbError> {
         match self {
             Backend::Sqlite(conn) => sqlite::create_tables(conn),
+            Backend::Postgres(client) => postgres::create_tables(client),
         }
     }
 }

@@ -32,7 +32,7 @@ fn create_makes_pyicebergs_exact_schema() {
     assert!(file.ends_with("warehouse/nyc_catalog.db"));
     assert_eq!(catalog.schema_version(), SchemaVersion::V1);
     assert_eq!(sqlite_master(&file), PYICEBERG_SQLITE_MASTER);
-    assert_eq!(catalog.journal_mode().unwrap(), "delete");
+    assert_eq!(catalog.journal_mode().unwrap().as_deref(), Some("delete"));
     drop(catalog);
     // Reopening in every mode changes nothing.
     for mode in [Mode::Create, Mode::ReadWrite, Mode::ReadOnly] {
