@@ -1,17 +1,24 @@
-//! Writers racing on one table with read-modify-CAS loops: every commit lands exactly once and
-//! none is lost.
+//! Writers racing on one table with read-modify-CAS loops, each on its own connection: every
+//! commit lands exactly once and none is lost.
 //!
 //! Each writer reads the current metadata location, whose first field counts the commits so far,
 //! and commits the next count. A lost update would make two commits share a count, so the final
 //! count would fall short of the number of successful commits.
 
-use ldp_catalog::{Catalog, ErrorKind, Mode};
+use ldp_catalog::{Catalog, CatalogAddress, ErrorKind, Mode, PostgresAddress};
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::{Engine, Place};
+use crate::pg_server::PASSWORD;
+
+on_both_engines!(eight_threads, two_processes, racing_creates);
+
 const COMMITS_PER_WRITER: usize = 100;
+/// The child's catalog: a SQLite file, or a PostgreSQL URI (the password is in `CHILD_PASSWORD`).
 const CHILD_DB: &str = "LDP_CATALOG_TEST_CHILD_DB";
+const CHILD_PASSWORD: &str = "LDP_CATALOG_TEST_CHILD_PASSWORD";
 const CHILD_WRITER: &str = "LDP_CATALOG_TEST_CHILD_WRITER";
 const CHILD_GO: &str = "LDP_CATALOG_TEST_CHILD_GO";
 
@@ -29,8 +36,8 @@ fn count_of(location: &str) -> usize {
 
 /// Commits `COMMITS_PER_WRITER` times, retrying conflicts and busy errors; returns the locations
 /// it committed and how many conflicts it saw.
-fn cas_loop(file: &Path, writer: &str) -> (Vec<String>, usize) {
-    let catalog = Catalog::open(file, "c", Mode::ReadWrite).expect("open");
+fn cas_loop(address: &CatalogAddress, writer: &str) -> (Vec<String>, usize) {
+    let catalog = Catalog::connect(address, "c", Mode::ReadWrite).expect("open");
     let mut committed = Vec::new();
     let mut conflicts = 0;
     for i in 0..COMMITS_PER_WRITER {
@@ -60,16 +67,15 @@ fn cas_loop(file: &Path, writer: &str) -> (Vec<String>, usize) {
     (committed, conflicts)
 }
 
-fn new_table() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("c_catalog.db");
-    let c = Catalog::open(&file, "c", Mode::Create).unwrap();
+fn new_table(engine: Engine) -> Place {
+    let place = Place::new(engine, "c");
+    let c = place.open("c", Mode::Create).unwrap();
     c.create_namespace_if_missing("ns").unwrap();
     c.create_table("ns", "t", &location(0, "init", 0)).unwrap();
-    (dir, file)
+    place
 }
 
-fn check(file: &Path, committed: &[String]) {
+fn check(address: &CatalogAddress, committed: &[String]) {
     let total = committed.len();
     let counts: BTreeSet<usize> = committed.iter().map(|l| count_of(l)).collect();
     assert_eq!(
@@ -78,7 +84,7 @@ fn check(file: &Path, committed: &[String]) {
         "two commits shared a count: an update was lost"
     );
     assert_eq!(counts, (1..=total).collect(), "counts are 1..=commits");
-    let c = Catalog::open(file, "c", Mode::ReadOnly).unwrap();
+    let c = Catalog::connect(address, "c", Mode::ReadOnly).unwrap();
     let last = c.load_table("ns", "t").unwrap().unwrap();
     assert_eq!(count_of(&last.metadata_location), total);
     assert!(committed.contains(&last.metadata_location));
@@ -87,14 +93,15 @@ fn check(file: &Path, committed: &[String]) {
     assert!(committed.contains(&previous));
 }
 
-#[test]
-fn two_threads() {
-    let (_dir, file) = new_table();
-    let handles: Vec<_> = ["a", "b"]
-        .into_iter()
-        .map(|w| {
-            let file = file.clone();
-            std::thread::spawn(move || cas_loop(&file, w))
+/// `writers` threads, each with its own connection, commit `COMMITS_PER_WRITER` times each.
+fn threads(engine: Engine, writers: &[&'static str]) {
+    let place = new_table(engine);
+    let address = place.address();
+    let handles: Vec<_> = writers
+        .iter()
+        .map(|&w| {
+            let address = address.clone();
+            std::thread::spawn(move || cas_loop(&address, w))
         })
         .collect();
     let mut committed = Vec::new();
@@ -105,8 +112,11 @@ fn two_threads() {
         committed.extend(mine);
         conflicts += theirs;
     }
-    check(&file, &committed);
-    eprintln!("two threads: {conflicts} conflicts retried");
+    check(&address, &committed);
+    eprintln!(
+        "{engine:?}, {} threads: {conflicts} conflicts retried",
+        writers.len()
+    );
     assert!(
         conflicts > 0,
         "the writers never raced; the test proves nothing"
@@ -114,11 +124,25 @@ fn two_threads() {
 }
 
 #[test]
-fn two_processes() {
-    let (_dir, file) = new_table();
+fn two_threads() {
+    threads(Engine::Sqlite, &["a", "b"]);
+}
+
+fn eight_threads(engine: Engine) {
+    threads(engine, &["a", "b", "c", "d", "e", "f", "g", "h"]);
+}
+
+fn two_processes(engine: Engine) {
+    let place = new_table(engine);
+    let address = place.address();
+    let child_db = match engine {
+        Engine::Sqlite => place.file.display().to_string(),
+        Engine::Postgres => place.uri(),
+    };
     let exe = std::env::current_exe().unwrap();
     // The children start their loops together, once both are running and this file exists.
-    let go = file.with_file_name("go");
+    let signals = tempfile::tempdir().unwrap();
+    let go = signals.path().join("go");
     let children: Vec<_> = ["p", "q"]
         .into_iter()
         .map(|w| {
@@ -129,7 +153,8 @@ fn two_processes() {
                     "--nocapture",
                     "--test-threads=1",
                 ])
-                .env(CHILD_DB, &file)
+                .env(CHILD_DB, &child_db)
+                .env(CHILD_PASSWORD, PASSWORD)
                 .env(CHILD_WRITER, w)
                 .env(CHILD_GO, &go)
                 .stdout(std::process::Stdio::piped())
@@ -160,8 +185,8 @@ fn two_processes() {
             .unwrap();
         committed.extend(mine);
     }
-    check(&file, &committed);
-    eprintln!("two processes: {conflicts} conflicts retried");
+    check(&address, &committed);
+    eprintln!("{engine:?}, two processes: {conflicts} conflicts retried");
     assert!(
         conflicts > 0,
         "the processes never raced; the test proves nothing"
@@ -183,23 +208,40 @@ fn child_cas_loop() {
         assert!(started.elapsed().as_secs() < 60, "no go signal");
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
-    let (committed, conflicts) = cas_loop(Path::new(&file), &writer);
+    let address = if PostgresAddress::is_postgres_uri(&file) {
+        let password = std::env::var(CHILD_PASSWORD).expect("the password");
+        CatalogAddress::Postgres(PostgresAddress::parse(&file, Some(&password)).unwrap())
+    } else {
+        CatalogAddress::Sqlite(PathBuf::from(file))
+    };
+    let (committed, conflicts) = cas_loop(&address, &writer);
     for l in committed {
         println!("COMMITTED {l}");
     }
     println!("CONFLICTS {conflicts}");
 }
 
-/// Two processes creating the same new catalog and namespace at once: one creates, neither fails.
-#[test]
-fn racing_creates() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("new").join("c_catalog.db");
+/// Four connections creating the same new catalog and namespace at once: one creates the
+/// namespace, none fails.
+fn racing_creates(engine: Engine) {
+    let place = Place::new(engine, "c");
+    let address = match engine {
+        // In a folder that does not exist yet.
+        Engine::Sqlite => CatalogAddress::Sqlite(
+            place
+                .file
+                .parent()
+                .unwrap()
+                .join("new")
+                .join("c_catalog.db"),
+        ),
+        Engine::Postgres => place.address(),
+    };
     let created: Vec<bool> = (0..4)
         .map(|_| {
-            let file = file.clone();
+            let address = address.clone();
             std::thread::spawn(move || {
-                let c = Catalog::open(&file, "c", Mode::Create).unwrap();
+                let c = Catalog::connect(&address, "c", Mode::Create).unwrap();
                 c.create_namespace_if_missing("ns").unwrap()
             })
         })

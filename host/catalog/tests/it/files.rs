@@ -1,7 +1,13 @@
-//! Opening catalog files: modes, the exact schema, missing and foreign files.
+//! Opening catalogs: modes, the exact schema, missing and foreign files, older schemas.
 
-use crate::common::{new_catalog, table_rows};
+use crate::common::{Engine, Place, new_catalog};
 use ldp_catalog::{Catalog, ErrorKind, Mode, SchemaVersion};
+
+on_both_engines!(
+    read_only_refuses_writes_and_reads_an_empty_catalog_as_empty,
+    v0_catalog_is_used_without_migration,
+    rows_carry_iceberg_type_table_and_views_are_not_tables,
+);
 
 /// `sqlite_master` as pyiceberg 0.12.0 (SQLAlchemy 2.1) left it in a new catalog.
 const PYICEBERG_SQLITE_MASTER: &str = include_str!("fixtures/pyiceberg-0.12.0-sqlite_master.txt");
@@ -28,7 +34,8 @@ fn sqlite_master(file: &std::path::Path) -> String {
 
 #[test]
 fn create_makes_pyicebergs_exact_schema() {
-    let (_dir, file, catalog) = new_catalog("nyc");
+    let (place, catalog) = new_catalog(Engine::Sqlite, "nyc");
+    let file = place.file.clone();
     assert!(file.ends_with("warehouse/nyc_catalog.db"));
     assert_eq!(catalog.schema_version(), SchemaVersion::V1);
     assert_eq!(sqlite_master(&file), PYICEBERG_SQLITE_MASTER);
@@ -62,12 +69,21 @@ fn missing_file_is_the_reference_error_and_is_not_created() {
     assert!(!file.parent().unwrap().exists());
 }
 
-#[test]
-fn read_only_refuses_writes_and_reads_an_empty_file_as_empty() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("c.db");
-    std::fs::write(&file, b"").unwrap();
-    let c = Catalog::open(&file, "c", Mode::ReadOnly).unwrap();
+/// Whether the catalog tables exist at `place`.
+fn has_catalog_tables(place: &Place) -> bool {
+    let sql = match place.engine {
+        Engine::Sqlite => "SELECT name FROM sqlite_master WHERE name LIKE 'iceberg%'",
+        Engine::Postgres => "SELECT to_regclass('iceberg_tables')::text",
+    };
+    place.query(sql).into_iter().flatten().any(|v| v.is_some())
+}
+
+fn read_only_refuses_writes_and_reads_an_empty_catalog_as_empty(engine: Engine) {
+    let place = Place::new(engine, "c");
+    if engine == Engine::Sqlite {
+        std::fs::write(&place.file, b"").unwrap();
+    }
+    let c = place.open("c", Mode::ReadOnly).unwrap();
     assert_eq!(c.schema_version(), SchemaVersion::Empty);
     assert!(c.list_namespaces(None).unwrap().is_empty());
     assert!(!c.namespace_exists("c").unwrap());
@@ -75,18 +91,18 @@ fn read_only_refuses_writes_and_reads_an_empty_file_as_empty() {
     let e = c.create_namespace_if_missing("c").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ReadOnly);
     assert!(e.to_string().contains("create namespace c"), "{e}");
-    assert_eq!(
-        std::fs::metadata(&file).unwrap().len(),
-        0,
-        "nothing written"
-    );
+    assert!(e.to_string().contains(&place.shown()), "{e}");
+    assert!(!has_catalog_tables(&place), "nothing written");
+    if engine == Engine::Sqlite {
+        assert_eq!(std::fs::metadata(&place.file).unwrap().len(), 0);
+    }
 
-    // ReadWrite on the same empty file creates the tables, like pyiceberg.
-    let c = Catalog::open(&file, "c", Mode::ReadWrite).unwrap();
+    // ReadWrite on the same empty catalog creates the tables, like pyiceberg.
+    let c = place.open("c", Mode::ReadWrite).unwrap();
     assert_eq!(c.schema_version(), SchemaVersion::V1);
     c.create_namespace_if_missing("c").unwrap();
     c.create_table("c", "t", "m0").unwrap();
-    let ro = Catalog::open(&file, "c", Mode::ReadOnly).unwrap();
+    let ro = place.open("c", Mode::ReadOnly).unwrap();
     assert_eq!(ro.list_tables("c").unwrap(), ["t"]);
     for e in [
         ro.commit("c", "t", "m0", "m1").unwrap_err(),
@@ -115,12 +131,9 @@ fn a_file_that_is_not_sqlite_is_corrupt() {
 
 /// A catalog made by `JdbcCatalog` in V0 mode (or an older pyiceberg) has no `iceberg_type`
 /// column: it is used as it is, never migrated.
-#[test]
-fn v0_catalog_is_used_without_migration() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("c.db");
-    let conn = rusqlite::Connection::open(&file).unwrap();
-    conn.execute_batch(
+fn v0_catalog_is_used_without_migration(engine: Engine) {
+    let place = Place::new(engine, "c");
+    place.exec(
         "CREATE TABLE iceberg_tables(catalog_name VARCHAR(255) NOT NULL, \
            table_namespace VARCHAR(255) NOT NULL, table_name VARCHAR(255) NOT NULL, \
            metadata_location VARCHAR(1000), previous_metadata_location VARCHAR(1000), \
@@ -129,10 +142,8 @@ fn v0_catalog_is_used_without_migration() {
            namespace VARCHAR(255) NOT NULL, property_key VARCHAR(255) NOT NULL, \
            property_value VARCHAR(1000), PRIMARY KEY (catalog_name, namespace, property_key));
          INSERT INTO iceberg_tables VALUES ('c', 'old', 't', 'm0', NULL);",
-    )
-    .unwrap();
-    drop(conn);
-    let c = Catalog::open(&file, "c", Mode::Create).unwrap();
+    );
+    let c = place.open("c", Mode::Create).unwrap();
     assert_eq!(c.schema_version(), SchemaVersion::V0);
     assert!(
         c.namespace_exists("old").unwrap(),
@@ -141,30 +152,27 @@ fn v0_catalog_is_used_without_migration() {
     c.create_table("old", "u", "n0").unwrap();
     c.commit("old", "t", "m0", "m1").unwrap();
     assert_eq!(c.list_tables("old").unwrap(), ["t", "u"]);
-    let has_type: bool = rusqlite::Connection::open(&file)
-        .unwrap()
-        .query_row(
-            "SELECT EXISTS(SELECT 1 FROM pragma_table_info('iceberg_tables') WHERE name = 'iceberg_type')",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert!(!has_type);
+    assert_eq!(
+        c.commit("old", "t", "m0", "m2").unwrap_err().kind(),
+        ErrorKind::CommitConflict
+    );
+    assert!(!place.has_column("iceberg_type"));
+    assert_eq!(
+        place.open("c", Mode::ReadOnly).unwrap().schema_version(),
+        SchemaVersion::V0
+    );
 }
 
-#[test]
-fn rows_carry_iceberg_type_table_and_views_are_not_tables() {
-    let (_dir, file, c) = new_catalog("c");
+fn rows_carry_iceberg_type_table_and_views_are_not_tables(engine: Engine) {
+    let (place, c) = new_catalog(engine, "c");
     c.create_namespace_if_missing("ns").unwrap();
     c.create_table("ns", "t", "m0").unwrap();
-    assert_eq!(table_rows(&file)[0][5].as_deref(), Some("TABLE"));
+    assert_eq!(place.table_rows()[0][5].as_deref(), Some("TABLE"));
     // Rows other engines write: a view, and a table row from a writer without iceberg_type.
-    let conn = rusqlite::Connection::open(&file).unwrap();
-    conn.execute_batch(
+    place.exec(
         "INSERT INTO iceberg_tables VALUES ('c', 'ns', 'v', 'vm0', NULL, 'VIEW');
          INSERT INTO iceberg_tables VALUES ('c', 'ns', 'legacy', 'lm0', NULL, NULL);",
-    )
-    .unwrap();
+    );
     assert_eq!(c.list_tables("ns").unwrap(), ["legacy", "t"]);
     assert_eq!(c.load_table("ns", "v").unwrap(), None);
     assert_eq!(

@@ -1,8 +1,17 @@
 //! Namespaces, with pyiceberg's conventions.
 
-use crate::common::{new_catalog, property_rows};
-use ldp_catalog::ErrorKind;
+use crate::common::{Engine, new_catalog};
+use ldp_catalog::{ErrorKind, Mode};
 use std::collections::BTreeMap;
+
+on_both_engines!(
+    create_writes_the_exists_row_or_the_given_properties,
+    create_twice,
+    catalogs_sharing_a_file_are_separate,
+    missing_namespaces_and_bad_names,
+    drop_namespace_only_when_empty,
+    a_table_row_alone_makes_a_namespace,
+);
 
 fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
@@ -11,16 +20,15 @@ fn props(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
-#[test]
-fn create_writes_the_exists_row_or_the_given_properties() {
-    let (_dir, file, c) = new_catalog("nyc");
+fn create_writes_the_exists_row_or_the_given_properties(engine: Engine) {
+    let (place, c) = new_catalog(engine, "nyc");
     c.create_namespace("nyc", &BTreeMap::new()).unwrap();
     c.create_namespace("withprops", &props(&[("owner", "me"), ("comment", "x")]))
         .unwrap();
     c.create_namespace("a.b", &BTreeMap::new()).unwrap();
     let s = |v: &[&str; 4]| v.map(String::from);
     assert_eq!(
-        property_rows(&file),
+        place.property_rows(),
         [
             s(&["nyc", "a.b", "exists", "true"]),
             s(&["nyc", "nyc", "exists", "true"]),
@@ -46,9 +54,8 @@ fn create_writes_the_exists_row_or_the_given_properties() {
     assert!(!c.namespace_exists("ny").unwrap());
 }
 
-#[test]
-fn create_twice() {
-    let (_dir, file, c) = new_catalog("c");
+fn create_twice(engine: Engine) {
+    let (place, c) = new_catalog(engine, "c");
     assert!(c.create_namespace_if_missing("ns").unwrap());
     assert!(!c.create_namespace_if_missing("ns").unwrap());
     let e = c.create_namespace("ns", &BTreeMap::new()).unwrap_err();
@@ -57,25 +64,23 @@ fn create_twice() {
         e.to_string(),
         format!(
             "namespace ns already exists in the catalog at {}",
-            file.display()
+            place.shown()
         )
     );
-    assert_eq!(property_rows(&file).len(), 1);
+    assert_eq!(place.property_rows().len(), 1);
 }
 
-#[test]
-fn catalogs_sharing_a_file_are_separate() {
-    let (_dir, file, a) = new_catalog("a");
-    let b = ldp_catalog::Catalog::open(&file, "b", ldp_catalog::Mode::ReadWrite).unwrap();
+fn catalogs_sharing_a_file_are_separate(engine: Engine) {
+    let (place, a) = new_catalog(engine, "a");
+    let b = place.open("b", Mode::ReadWrite).unwrap();
     a.create_namespace_if_missing("ns").unwrap();
     assert!(!b.namespace_exists("ns").unwrap());
     assert!(b.list_namespaces(None).unwrap().is_empty());
     assert!(b.create_namespace_if_missing("ns").unwrap());
 }
 
-#[test]
-fn missing_namespaces_and_bad_names() {
-    let (_dir, file, c) = new_catalog("c");
+fn missing_namespaces_and_bad_names(engine: Engine) {
+    let (place, c) = new_catalog(engine, "c");
     for e in [
         c.list_tables("nope").unwrap_err(),
         c.namespace_properties("nope").unwrap_err(),
@@ -88,7 +93,7 @@ fn missing_namespaces_and_bad_names() {
             e.to_string(),
             format!(
                 "namespace nope does not exist in the catalog at {}",
-                file.display()
+                place.shown()
             )
         );
     }
@@ -104,9 +109,8 @@ fn missing_namespaces_and_bad_names() {
     }
 }
 
-#[test]
-fn drop_namespace_only_when_empty() {
-    let (_dir, _file, c) = new_catalog("c");
+fn drop_namespace_only_when_empty(engine: Engine) {
+    let (_place, c) = new_catalog(engine, "c");
     c.create_namespace_if_missing("ns").unwrap();
     c.create_table("ns", "t", "m0").unwrap();
     let e = c.drop_namespace("ns").unwrap_err();
@@ -117,17 +121,10 @@ fn drop_namespace_only_when_empty() {
     assert!(!c.namespace_exists("ns").unwrap());
 }
 
-#[test]
-fn a_table_row_alone_makes_a_namespace() {
-    let (_dir, file, c) = new_catalog("c");
+fn a_table_row_alone_makes_a_namespace(engine: Engine) {
+    let (place, c) = new_catalog(engine, "c");
     // As Spark's JdbcCatalog may leave it: a table row without a namespace property row.
-    rusqlite::Connection::open(&file)
-        .unwrap()
-        .execute(
-            "INSERT INTO iceberg_tables VALUES ('c', 'x.y', 't', 'm0', NULL, 'TABLE')",
-            [],
-        )
-        .unwrap();
+    place.exec("INSERT INTO iceberg_tables VALUES ('c', 'x.y', 't', 'm0', NULL, 'TABLE')");
     assert!(c.namespace_exists("x").unwrap());
     assert!(c.namespace_exists("x.y").unwrap());
     assert_eq!(c.list_namespaces(None).unwrap(), ["x"]);

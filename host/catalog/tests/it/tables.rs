@@ -1,11 +1,18 @@
 //! Table rows: create, load, commit, drop, rename.
 
-use crate::common::{new_catalog, table_rows};
+use crate::common::{Engine, new_catalog};
 use ldp_catalog::{ErrorKind, TableRecord};
 
-#[test]
-fn create_load_commit() {
-    let (_dir, file, c) = new_catalog("nyc");
+on_both_engines!(
+    create_load_commit,
+    stale_commit_is_a_retryable_conflict_and_changes_nothing,
+    create_existing_and_bad_names,
+    drop_and_rename,
+    a_row_without_metadata_location_is_corrupt,
+);
+
+fn create_load_commit(engine: Engine) {
+    let (place, c) = new_catalog(engine, "nyc");
     c.create_namespace_if_missing("nyc").unwrap();
     c.create_table("nyc", "rides", "file:///w/m0.json").unwrap();
     assert_eq!(
@@ -28,7 +35,7 @@ fn create_load_commit() {
     );
     let s = |v: &str| Some(v.to_string());
     assert_eq!(
-        table_rows(&file),
+        place.table_rows(),
         [[
             s("nyc"),
             s("nyc"),
@@ -40,9 +47,8 @@ fn create_load_commit() {
     );
 }
 
-#[test]
-fn stale_commit_is_a_retryable_conflict_and_changes_nothing() {
-    let (_dir, file, c) = new_catalog("c");
+fn stale_commit_is_a_retryable_conflict_and_changes_nothing(engine: Engine) {
+    let (place, c) = new_catalog(engine, "c");
     c.create_namespace_if_missing("ns").unwrap();
     c.create_table("ns", "t", "m0").unwrap();
     c.commit("ns", "t", "m0", "m1").unwrap();
@@ -54,7 +60,7 @@ fn stale_commit_is_a_retryable_conflict_and_changes_nothing() {
         format!(
             "commit to Iceberg table ns.t lost a race in the catalog at {}: it expected metadata m0, \
              the catalog holds m1; reload the table and retry",
-            file.display()
+            place.shown()
         )
     );
     let rec = c.load_table("ns", "t").unwrap().unwrap();
@@ -73,14 +79,13 @@ fn stale_commit_is_a_retryable_conflict_and_changes_nothing() {
         e.to_string(),
         format!(
             "Iceberg table ns.gone does not exist in the catalog at {}",
-            file.display()
+            place.shown()
         )
     );
 }
 
-#[test]
-fn create_existing_and_bad_names() {
-    let (_dir, file, c) = new_catalog("c");
+fn create_existing_and_bad_names(engine: Engine) {
+    let (place, c) = new_catalog(engine, "c");
     c.create_namespace_if_missing("ns").unwrap();
     c.create_table("ns", "t", "m0").unwrap();
     let e = c.create_table("ns", "t", "other").unwrap_err();
@@ -89,7 +94,7 @@ fn create_existing_and_bad_names() {
         e.to_string(),
         format!(
             "Iceberg table ns.t already exists in the catalog at {}",
-            file.display()
+            place.shown()
         )
     );
     assert_eq!(
@@ -99,13 +104,12 @@ fn create_existing_and_bad_names() {
     for (ns, name) in [("ns", ""), ("ns", "a.b"), ("", "t"), ("ns.", "t")] {
         let e = c.create_table(ns, name, "m").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidName, "{ns:?} {name:?}: {e}");
-        assert!(e.to_string().contains(&file.display().to_string()));
+        assert!(e.to_string().contains(&place.shown()));
     }
 }
 
-#[test]
-fn drop_and_rename() {
-    let (_dir, _file, c) = new_catalog("c");
+fn drop_and_rename(engine: Engine) {
+    let (_place, c) = new_catalog(engine, "c");
     c.create_namespace_if_missing("ns").unwrap();
     c.create_namespace_if_missing("other").unwrap();
     c.create_table("ns", "t", "m0").unwrap();
@@ -143,17 +147,10 @@ fn drop_and_rename() {
     assert!(c.list_tables("other").unwrap().is_empty());
 }
 
-#[test]
-fn a_row_without_metadata_location_is_corrupt() {
-    let (_dir, file, c) = new_catalog("c");
+fn a_row_without_metadata_location_is_corrupt(engine: Engine) {
+    let (place, c) = new_catalog(engine, "c");
     c.create_namespace_if_missing("ns").unwrap();
-    rusqlite::Connection::open(&file)
-        .unwrap()
-        .execute(
-            "INSERT INTO iceberg_tables VALUES ('c', 'ns', 't', NULL, NULL, 'TABLE')",
-            [],
-        )
-        .unwrap();
+    place.exec("INSERT INTO iceberg_tables VALUES ('c', 'ns', 't', NULL, NULL, 'TABLE')");
     let e = c.load_table("ns", "t").unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Corrupt);
     assert!(
