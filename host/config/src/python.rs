@@ -14,18 +14,7 @@ pub fn py_strip(text: &str) -> &str {
     text.trim_matches(is_py_space)
 }
 
-/// Python's truthiness of a JSON value: `null`, `false`, `0`, `0.0`, `""`, `[]` and `{}` are
-/// false.
-pub(crate) fn truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(flag) => *flag,
-        Value::Number(number) => number.as_f64().is_some_and(|float| float != 0.0),
-        Value::String(text) => !text.is_empty(),
-        Value::Array(items) => !items.is_empty(),
-        Value::Object(map) => !map.is_empty(),
-    }
-}
+pub(crate) use ldp_pyrepr::py_truthy as truthy;
 
 /// `value.get(key) or None`: the value of a key when it is truthy.
 pub(crate) fn get_truthy<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {

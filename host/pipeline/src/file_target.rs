@@ -203,13 +203,7 @@ impl FileExport {
             let loaded: &Loaded = &loaded;
             scope.spawn(move || source.produce(loaded, &sender));
             let receiver = chain.spawn(scope, receiver);
-            let incoming = Incoming {
-                receiver,
-                chain: &chain,
-                checks: gate
-                    .as_ref()
-                    .map(|gate| (gate.on_failure, gate.start(scope))),
-            };
+            let incoming = Incoming::start(scope, receiver, &chain, gate.as_ref());
             self.write(&sink, &staging, incoming, options, rec)
         })?;
         staging.remove();
@@ -242,12 +236,9 @@ impl FileExport {
         let Incoming {
             receiver,
             chain,
-            checks,
+            on_failure,
+            mut gate,
         } = incoming;
-        let (on_failure, mut gate) = match checks {
-            Some((on_failure, gate)) => (on_failure, Some(gate)),
-            None => (OnFailure::Fail, None),
-        };
         let name = match &self.object {
             Some(object) => object.file_name().to_string(),
             None => self

@@ -42,12 +42,9 @@ impl Pipeline {
         let Incoming {
             receiver,
             chain,
-            checks,
+            on_failure,
+            mut gate,
         } = incoming;
-        let (on_failure, mut gate) = match checks {
-            Some((on_failure, gate)) => (on_failure, Some(gate)),
-            None => (OnFailure::Fail, None),
-        };
         let mut stream = Stream::open(self, ctx)?;
         let consumed = stream.consume(receiver, chain, &mut gate);
         *created = stream.created;

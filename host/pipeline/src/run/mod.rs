@@ -178,13 +178,7 @@ impl Pipeline {
             let loaded: &Loaded = &loaded;
             scope.spawn(move || source.produce(loaded, &sender));
             let receiver = chain.spawn(scope, receiver);
-            let incoming = Incoming {
-                receiver,
-                chain: &chain,
-                checks: gate
-                    .as_ref()
-                    .map(|gate| (gate.on_failure, gate.start(scope))),
-            };
+            let incoming = Incoming::start(scope, receiver, &chain, gate.as_ref());
             let ctx = WriteContext {
                 catalog: &catalog,
                 mode,

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
+use std::thread::Scope;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
@@ -14,7 +15,7 @@ use ldp_table::{DataFiles, DataWriter, Evolution, Table, WindowFilter};
 
 use super::{Pipeline, RunOptions};
 use crate::error::{Error, Result};
-use crate::quality::GateRun;
+use crate::quality::{Gate, GateRun};
 use crate::source::Message;
 use crate::transform::Chain;
 
@@ -34,8 +35,28 @@ pub(crate) struct Incoming<'c, 'g> {
     pub(crate) receiver: Receiver<Result<Message>>,
     /// The transforms they came through (their counts are the source's rows).
     pub(crate) chain: &'c Chain,
-    /// The checks and what a failure does.
-    pub(crate) checks: Option<(OnFailure, GateRun<'g>)>,
+    /// What failed checks do (`fail` without checks).
+    pub(crate) on_failure: OnFailure,
+    /// The checks, running on their own thread.
+    pub(crate) gate: Option<GateRun<'g>>,
+}
+
+impl<'c, 'g> Incoming<'c, 'g> {
+    /// The batches of `receiver`, which came through `chain`, with `gate`'s checks started in
+    /// `scope`.
+    pub(crate) fn start<'env>(
+        scope: &'g Scope<'g, 'env>,
+        receiver: Receiver<Result<Message>>,
+        chain: &'c Chain,
+        gate: Option<&'env Gate>,
+    ) -> Self {
+        Incoming {
+            receiver,
+            chain,
+            on_failure: gate.map_or(OnFailure::Fail, |gate| gate.on_failure),
+            gate: gate.map(|gate| gate.start(scope)),
+        }
+    }
 }
 
 /// The rows a run read and kept.
