@@ -6,10 +6,10 @@
 //! - `ldp run rides.json`, a pipeline appending the CSV to an Iceberg table in a fresh local
 //!   warehouse (compiled plugins cached in `<target>/bench-cache`, warmed by an untimed run);
 //! - DuckDB from Python (`$LDP_PYTHON`, else `<repo>/.venv/bin/python`) copying the same CSV to
-//!   a Parquet file, the Python tool for "how fast can CSV become Parquet on this machine".
+//!   a Parquet file, the yardstick for "how fast can CSV become Parquet on this machine".
 //!
 //! With `--checks`, a third process is measured: the same `ldp run` with the seven quality
-//! checks of the Python tool demo's config (row_count, not_null, unique, accepted_values, range,
+//! checks of the Python tool's demo config (row_count, not_null, unique, accepted_values, range,
 //! freshness, schema), and the overhead of the gate against the plain run.
 //!
 //! Targets: ldp's wall time ≤ 1.5× DuckDB's and ldp's peak RSS < 400 MB (MB = 2^20 bytes); with

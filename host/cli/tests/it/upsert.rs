@@ -1,4 +1,4 @@
-//! Upsert through the binary: the Python tool demo's step 3 with the Python tool generator, the
+//! Upsert through the binary: the Python tool's demo step 3 with its generator, the
 //! same batch again, the key checks, four processes at once, and pyiceberg reading the result.
 
 use std::path::Path;
@@ -81,7 +81,7 @@ fn snapshot_count(dir: &Path) -> usize {
     value["snapshots"].as_array().unwrap().len()
 }
 
-/// The Python tool demo's step 3, with its generator: `50 updated, 10 inserted: 1000 -> 1010
+/// The Python tool's demo step 3, with its generator: `50 updated, 10 inserted: 1000 -> 1010
 /// rows`, ride 1's fare `32.28 -> 34.78`, and the same batch again changes nothing.
 #[test]
 fn the_reference_demo_upsert() {

@@ -1,4 +1,4 @@
-//! Integration tests of `ldp-config`: the Python tool vectors, a folder of data-driven cases,
+//! Integration tests of `ldp-config`: the Python tool's vectors, a folder of data-driven cases,
 //! path resolution on real temporary folders, and workflow files against the Python tool.
 
 mod cases;

@@ -1,6 +1,6 @@
 //! `freshness`: the newest value of a timestamp or date column is at most `max_age_hours` old
 //! (the Python tool's `Freshness`). A column without a time zone is read as UTC, a date as
-//! midnight UTC; the Python tool time is the check's `now`, else the run's `now`, else the wall
+//! midnight UTC; the reference time is the check's `now`, else the run's `now`, else the wall
 //! clock; values in the future pass; an all-null or non-temporal column fails.
 //!
 //! Kept across batches: the row and null counts and the newest raw value.
