@@ -8,7 +8,7 @@
 //! URI without password is how every message names the catalog.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
@@ -24,8 +24,9 @@ pub const POSTGRES_SCHEMES: [&str; 4] = [
 /// How long connecting to a PostgreSQL server may take unless the URI sets `connect_timeout`.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Where a catalog lives.
-#[derive(Debug, Clone)]
+/// Where a catalog lives. Two addresses are equal when they name the same file or the same
+/// URI (passwords aside); it shows as the file or the URI without password.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CatalogAddress {
     /// A SQLite catalog file.
     Sqlite(PathBuf),
@@ -41,6 +42,43 @@ pub struct PostgresAddress {
     config: Box<postgres::Config>,
     redacted: String,
 }
+
+impl CatalogAddress {
+    /// The SQLite catalog file, if the catalog is one.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            CatalogAddress::Sqlite(file) => Some(file),
+            CatalogAddress::Postgres(_) => None,
+        }
+    }
+
+    /// Whether there may be a catalog to read: a SQLite file must exist; a PostgreSQL database
+    /// is asked when connecting.
+    pub fn may_exist(&self) -> bool {
+        match self {
+            CatalogAddress::Sqlite(file) => file.is_file(),
+            CatalogAddress::Postgres(_) => true,
+        }
+    }
+}
+
+impl fmt::Display for CatalogAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogAddress::Sqlite(file) => write!(f, "{}", file.display()),
+            CatalogAddress::Postgres(address) => f.write_str(address.redacted()),
+        }
+    }
+}
+
+/// The same URI is the same catalog, whatever password reaches it.
+impl PartialEq for PostgresAddress {
+    fn eq(&self, other: &Self) -> bool {
+        self.redacted == other.redacted
+    }
+}
+
+impl Eq for PostgresAddress {}
 
 impl fmt::Debug for PostgresAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -187,7 +187,7 @@ fn flush(inner: &mut Inner) {
     let records = std::mem::take(&mut inner.pending);
     let appended = (|| -> Result<(), String> {
         let batch = audit_batch(&records).map_err(|e| e.to_string())?;
-        let catalog = Catalog::open(&target.catalog_file, &target.catalog_name, Mode::Create)
+        let catalog = Catalog::connect(&target.catalog, &target.catalog_name, Mode::Create)
             .map_err(|e| e.to_string())?;
         ldp_pipeline::append_system_batch(
             &catalog,

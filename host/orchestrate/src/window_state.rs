@@ -85,13 +85,13 @@ pub fn backfill_states(
         needs_ledger = true;
     }
     // One history walk per table.
-    let mut tables: BTreeMap<(PathBuf, String, String), BTreeSet<String>> = BTreeMap::new();
-    let mut table_of: BTreeMap<String, (PathBuf, String, String)> = BTreeMap::new();
+    let mut tables: BTreeMap<(String, String, String), BTreeSet<String>> = BTreeMap::new();
+    let mut table_of: BTreeMap<String, (String, String, String)> = BTreeMap::new();
     for (id, config_path) in &keyed_tasks {
         let config = open_config(config_path)?;
         let target = TargetTable::resolve(&config, config.target())?;
         let identity = (
-            target.catalog_file.clone(),
+            target.catalog.to_string(),
             target.namespace.clone(),
             target.name.clone(),
         );
@@ -150,7 +150,7 @@ pub fn backfill_states(
 /// The idempotency keys on `main`'s retained history of a table; none when the table (or its
 /// catalog file) does not exist.
 fn keys_on(target: &TargetTable) -> Result<BTreeSet<String>> {
-    if !target.catalog_file.is_file() {
+    if !target.catalog_may_exist() {
         return Ok(BTreeSet::new());
     }
     let catalog: Catalog = target.open_catalog(Mode::ReadOnly)?;

@@ -20,7 +20,7 @@ pub fn lake_tables(paths: &[PathBuf]) -> Result<Vec<TargetTable>> {
     let mut add = |t: TargetTable| {
         if !tables
             .iter()
-            .any(|o| o.catalog_file == t.catalog_file && o.identifier() == t.identifier())
+            .any(|o| o.catalog == t.catalog && o.identifier() == t.identifier())
         {
             tables.push(t);
         }

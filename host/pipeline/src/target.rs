@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ldp_catalog::{Catalog, Mode};
+use ldp_catalog::{Catalog, CatalogAddress, Mode, PostgresAddress};
 use ldp_config::paths::{PathContext, local_catalog_layout, sqlite_file};
 use ldp_config::{Block, CatalogType, Config, ConfigError, Document, Kind};
 use ldp_table::Table;
@@ -43,11 +43,12 @@ pub fn open_config(path: &Path) -> Result<Config> {
     }
 }
 
-/// Where an Iceberg block's table lives: its catalog file, namespace, name and folder.
+/// Where an Iceberg block's table lives: its catalog, namespace, name and folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetTable {
-    /// The SQLite catalog file.
-    pub catalog_file: PathBuf,
+    /// The catalog: a SQLite file, or a PostgreSQL database (a `sql` catalog whose `uri` is
+    /// `postgresql://…`, its password from `password_env`).
+    pub catalog: CatalogAddress,
     /// The catalog's name (the `catalog_name` column).
     pub catalog_name: String,
     /// The warehouse folder.
@@ -102,7 +103,7 @@ impl TargetTable {
                 }
                 Ok(TargetTable {
                     location: layout.table_location(&block.name),
-                    catalog_file: layout.database,
+                    catalog: CatalogAddress::Sqlite(layout.database),
                     catalog_name: layout.catalog_name,
                     warehouse: layout.warehouse,
                     namespace: layout.namespace,
@@ -113,10 +114,16 @@ impl TargetTable {
             }
             CatalogType::Sql => {
                 let uri = spec.uri.as_deref().unwrap_or_default();
-                let Some(file) = sqlite_file(uri, &context) else {
+                let catalog = if PostgresAddress::is_postgres_uri(uri) {
+                    let password = password_from_env(spec)?;
+                    CatalogAddress::Postgres(PostgresAddress::parse(uri, password.as_deref())?)
+                } else if let Some(file) = sqlite_file(uri, &context) {
+                    CatalogAddress::Sqlite(file)
+                } else {
                     return Err(Error::Unsupported {
                         message: format!(
-                            "catalog uri {uri:?}: this ldp reaches sql catalogs on a SQLite file (sqlite:///path.db) only"
+                            "catalog uri {:?}: a sql catalog is a SQLite file (sqlite:///path.db) or a PostgreSQL database (postgresql://user@host:5432/db)",
+                            ldp_config::secrets::redact_uri(uri)
                         ),
                     });
                 };
@@ -127,7 +134,7 @@ impl TargetTable {
                     let location = format!("{warehouse}/{namespace}/{}", block.name);
                     return Ok(TargetTable {
                         location: PathBuf::from(&location),
-                        catalog_file: file,
+                        catalog,
                         catalog_name: spec.catalog_name(),
                         namespace: namespace.to_string(),
                         warehouse: PathBuf::from(warehouse),
@@ -136,13 +143,23 @@ impl TargetTable {
                         object_location: Some(location),
                     });
                 }
-                let warehouse = match spec.warehouse.as_deref() {
-                    Some(w) => context.resolve(w.strip_prefix("file://").unwrap_or(w)).path,
-                    None => file.parent().map_or_else(|| cwd.clone(), Path::to_path_buf),
+                let warehouse = match (spec.warehouse.as_deref(), catalog.file()) {
+                    (Some(w), _) => context.resolve(w.strip_prefix("file://").unwrap_or(w)).path,
+                    (None, Some(file)) => {
+                        file.parent().map_or_else(|| cwd.clone(), Path::to_path_buf)
+                    }
+                    (None, None) => {
+                        return Err(ConfigError::Catalog {
+                            message: format!(
+                                "the sql catalog at {catalog} needs 'warehouse': the folder (or s3://bucket/prefix) its tables' files go to"
+                            ),
+                        }
+                        .into());
+                    }
                 };
                 Ok(TargetTable {
                     location: warehouse.join(namespace).join(&block.name),
-                    catalog_file: file,
+                    catalog,
                     catalog_name: spec.catalog_name(),
                     namespace: namespace.to_string(),
                     warehouse,
@@ -153,7 +170,7 @@ impl TargetTable {
             }
             other => Err(Error::Unsupported {
                 message: format!(
-                    "catalog type '{}' is not supported by this ldp yet; use a local catalog (identifier + warehouse_path) or sql on a sqlite:/// file",
+                    "catalog type '{}' is not supported by this ldp yet; use a local catalog (identifier + warehouse_path), or sql on a sqlite:/// file or a postgresql:// database",
                     other.as_str()
                 ),
             }),
@@ -173,8 +190,14 @@ impl TargetTable {
     ///
     /// The catalog cannot be opened (or does not exist, read-only).
     pub fn open_catalog(&self, mode: Mode) -> Result<Catalog> {
-        Catalog::open(&self.catalog_file, &self.catalog_name, mode)
+        Catalog::connect(&self.catalog, &self.catalog_name, mode)
             .map_err(|e| e.for_table(&self.identifier()).into())
+    }
+
+    /// Whether the catalog may hold the table: false when a SQLite catalog file does not exist
+    /// (commands that only read then report "no table" without opening anything).
+    pub fn catalog_may_exist(&self) -> bool {
+        self.catalog.may_exist()
     }
 
     /// Opens the catalog read-only and loads the table.
@@ -186,12 +209,29 @@ impl TargetTable {
         let catalog = self.open_catalog(Mode::ReadOnly)?;
         if !catalog.table_exists(&self.namespace, &self.name)? {
             return Err(ldp_catalog::Error::TableNotFound {
-                file: self.catalog_file.clone(),
+                file: catalog.file().to_path_buf(),
                 table: self.identifier(),
             }
             .into());
         }
         Ok(Table::load(&catalog, &self.namespace, &self.name)?)
+    }
+}
+
+/// The password of a `sql` catalog on PostgreSQL: the value of the variable its `password_env`
+/// names (none without the key; a named variable that is not set is an error).
+fn password_from_env(spec: &ldp_config::CatalogSpec) -> Result<Option<String>> {
+    let Some(variable) = spec.password_env.as_deref().filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    match std::env::var(variable) {
+        Ok(password) if !password.is_empty() => Ok(Some(password)),
+        _ => Err(ConfigError::Catalog {
+            message: format!(
+                "catalog spec key 'password_env' names environment variable '{variable}', which is not set; set it to the database password"
+            ),
+        }
+        .into()),
     }
 }
 

@@ -4,7 +4,7 @@
 use ldp_catalog::{Catalog, CatalogAddress, Mode, PostgresAddress};
 use std::path::PathBuf;
 
-use crate::pg_server::{self, PASSWORD};
+use ldp_test_servers::postgres::{self as pg_server, PASSWORD};
 
 /// The engine a test runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::{Engine, Place};
-use crate::pg_server::PASSWORD;
+use ldp_test_servers::postgres::PASSWORD;
 
 on_both_engines!(eight_threads, two_processes, racing_creates);
 

@@ -1,5 +1,5 @@
 //! Integration tests of `ldp-catalog` on real SQLite files and a real PostgreSQL server (see
-//! `pg_server`; PostgreSQL's server programs must be installed).
+//! `ldp_test_servers::postgres`; PostgreSQL's server programs must be installed).
 
 /// Runs each listed test function, which takes an [`common::Engine`], once per engine: as
 /// `<name>::sqlite` and `<name>::postgres`.
@@ -23,6 +23,5 @@ mod common;
 mod concurrency;
 mod files;
 mod namespaces;
-mod pg_server;
 mod postgres;
 mod tables;

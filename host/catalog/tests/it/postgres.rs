@@ -5,7 +5,7 @@ use ldp_catalog::{Catalog, ErrorKind, Mode, SchemaVersion};
 use std::time::{Duration, Instant};
 
 use crate::common::{Engine, Place, new_catalog};
-use crate::pg_server::{PASSWORD, PgServer, ROLE, server};
+use ldp_test_servers::postgres::{PASSWORD, PgServer, ROLE, server};
 
 /// The columns pyiceberg 0.12's `SqlCatalog` declares (`pyiceberg/catalog/sql.py`:
 /// `mapped_column(String(255), nullable=False, primary_key=True)` and so on), as PostgreSQL's

@@ -66,14 +66,22 @@ pub fn pin(args: &DatasetsPinArgs) -> anyhow::Result<u8> {
             }
             _ => target.warehouse.clone(),
         };
-        let file = std::path::absolute(&target.catalog_file).unwrap_or(target.catalog_file.clone());
-        (
-            warehouse,
-            CatalogSpec::Sqlite {
+        let spec = match &target.catalog {
+            ldp_catalog::CatalogAddress::Sqlite(file) => CatalogSpec::Sqlite {
                 name: target.catalog_name.clone(),
-                file,
+                file: std::path::absolute(file).unwrap_or(file.clone()),
             },
-        )
+            // A database is recorded by its URI without password; the version then also reads
+            // through the metadata file it records.
+            postgres @ ldp_catalog::CatalogAddress::Postgres(_) => {
+                let mut spec = serde_json::Map::new();
+                spec.insert("type".into(), "sql".into());
+                spec.insert("name".into(), target.catalog_name.clone().into());
+                spec.insert("uri".into(), postgres.to_string().into());
+                CatalogSpec::Other(spec)
+            }
+        };
+        (warehouse, spec)
     };
     let catalog = target.open_catalog(Mode::ReadWrite)?;
     let mut table = ldp_table::Table::load(&catalog, &target.namespace, &target.name)?;

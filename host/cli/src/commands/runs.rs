@@ -70,7 +70,7 @@ fn load(settings: &RunsSettings) -> anyhow::Result<(Vec<Event>, String)> {
         .into_iter()
         .find(|b| b.is_iceberg())
         .and_then(|block| TargetTable::resolve(&config, block).ok());
-    if let Some(table) = table.filter(|t| t.catalog_file.is_file()) {
+    if let Some(table) = table.filter(TargetTable::catalog_may_exist) {
         let events = read_table(&table, &namespace, &config.identifier, run)?;
         if !events.is_empty() || iceberg.is_some() || jsonl.is_none() {
             return Ok((events, format!("{namespace}.{RUNS_TABLE}")));

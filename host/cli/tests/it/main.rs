@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 mod agent_transforms;
 mod backfill;
+mod catalogs;
 mod datasets;
 mod demo;
 mod docs;

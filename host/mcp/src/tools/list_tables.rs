@@ -19,7 +19,7 @@ pub(super) fn call(context: &Context) -> Result<Value, ToolError> {
             "namespace": served.target.namespace,
             "name": served.target.name,
             "access": "arrow",
-            "source": served.target.catalog_file.display().to_string(),
+            "source": served.target.catalog.to_string(),
             "row_count": table.total_records(),
             "last_updated": iso_ms(table.metadata().last_updated_ms()),
         }));

@@ -9,7 +9,6 @@
 //! `<workflow>.<task id>` whose source is the query.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use ldp_config::workflow::{SqlQuery, SqlTask, TaskKind, sql_identifier};
@@ -151,12 +150,12 @@ fn evaluate(run: &TaskRun<'_>, query: &str) -> Result<ProvidedBatches, Box<Attem
 }
 
 /// Every Iceberg table a task of the workflow reads or writes, by catalog file and name.
-fn workflow_tables(run: &TaskRun<'_>) -> BTreeMap<(PathBuf, String, String), TargetTable> {
+fn workflow_tables(run: &TaskRun<'_>) -> BTreeMap<(String, String, String), TargetTable> {
     let mut tables = BTreeMap::new();
     let mut add = |table: TargetTable| {
         tables.insert(
             (
-                table.catalog_file.clone(),
+                table.catalog.to_string(),
                 table.namespace.clone(),
                 table.name.clone(),
             ),

@@ -43,8 +43,8 @@ impl IcebergEventSink {
             return Ok(());
         }
         let events = std::mem::take(&mut self.pending);
-        let catalog = Catalog::open(
-            &self.catalog.catalog_file,
+        let catalog = Catalog::connect(
+            &self.catalog.catalog,
             &self.catalog.catalog_name,
             Mode::Create,
         )
@@ -139,8 +139,7 @@ impl EventSink for IcebergEventSink {
     fn describe(&self) -> String {
         format!(
             "iceberg {}.{RUNS_TABLE} ({})",
-            self.namespace,
-            self.catalog.catalog_file.display()
+            self.namespace, self.catalog.catalog
         )
     }
 }

@@ -239,7 +239,7 @@ impl Pipeline {
         mode: WriteMode,
         started: Instant,
     ) -> Result<Option<RunReport>> {
-        if !self.target.catalog_file.is_file() {
+        if !self.target.catalog_may_exist() {
             return Ok(None);
         }
         let catalog = self.target.open_catalog(Mode::ReadOnly)?;
