@@ -37,6 +37,7 @@ on_every_catalog!(
     schema_evolution_and_partitions,
     expiry_and_a_dataset_pin,
     pyiceberg_shares_the_catalog,
+    racing_processes_lose_nothing,
 );
 
 /// A catalog type the suite runs on.
@@ -130,14 +131,35 @@ impl Lake {
     }
 
     pub(crate) fn ldp(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("ldp runs")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
         let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");
-        Command::new(env!("CARGO_BIN_EXE_ldp"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ldp"));
+        command
             .current_dir(self.dir.path())
             .args(["--cache-dir", cache.to_str().unwrap()])
             .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .expect("ldp runs")
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        command
+    }
+
+    /// Starts `n` processes of `ldp args` at once and waits for them all.
+    fn race(&self, n: usize, args: &[&str]) -> Vec<Output> {
+        let children: Vec<_> = (0..n)
+            .map(|_| {
+                self.command(args)
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("ldp starts")
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| c.wait_with_output().expect("ldp ends"))
+            .collect()
     }
 
     /// Runs `args` and returns stdout; fails the test unless it exits 0.
@@ -385,6 +407,34 @@ fn pyiceberg_shares_the_catalog(kind: Kind) {
     );
 }
 
+/// 8 appends at once lose nothing and double nothing; 4 staged runs of one window at once
+/// publish it once.
+fn racing_processes_lose_nothing(kind: Kind) {
+    let lake = Lake::new(kind, "race");
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    lake.ok(&["run", &config]);
+    for out in lake.race(8, &["run", &config]) {
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    assert_eq!(lake.count(&config, "rides", &[]), 9 * 20);
+    assert_eq!(lake.snapshots(&config).len(), 9);
+
+    let staged = lake.config("staged", "data/rides.csv", json!({}));
+    let window = ["run", &staged, "--window", "2026-08-01/2026-08-02", "--json"];
+    let statuses: Vec<String> = lake
+        .race(4, &window)
+        .iter()
+        .map(|out| {
+            let report: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|_| panic!("exit {:?}: {}", out.status.code(), stderr(out)));
+            report["status"].as_str().unwrap_or_default().to_string()
+        })
+        .collect();
+    let published = statuses.iter().filter(|s| *s == "published").count();
+    assert_eq!(published, 1, "{statuses:?}");
+    assert_eq!(lake.count(&staged, "staged", &[]), 20);
+}
+
 fn data_files(dir: &Path) -> usize {
     walk(dir)
         .into_iter()
@@ -403,4 +453,41 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// A PostgreSQL catalog that cannot be used: exit 1, a message that names the catalog by its
+/// URI and says what to do, no password printed, nothing written.
+#[test]
+fn a_postgres_catalog_that_cannot_be_reached_fails_cleanly() {
+    let mut lake = Lake::new(Kind::Postgres, "bad");
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    let uri = lake.catalog["uri"].as_str().unwrap().to_string();
+
+    lake.env = vec![(PASSWORD_ENV, "Wrong-Secret-77".to_string())];
+    let out = lake.ldp(&["run", &config]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(&uri), "{text}");
+    assert!(text.contains("password"), "{text}");
+    assert!(!text.contains("Wrong-Secret-77"), "{text}");
+
+    lake.env.clear();
+    let out = lake.ldp(&["run", &config]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(PASSWORD_ENV), "{text}");
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let unreachable = format!("postgresql://ldp@127.0.0.1:{port}/lake");
+    lake.catalog["uri"] = unreachable.clone().into();
+    lake.env = vec![(PASSWORD_ENV, "Some-Secret-78".to_string())];
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    let out = lake.ldp(&["run", &config]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(&unreachable), "{text}");
+    assert!(!text.contains("Some-Secret-78"), "{text}");
+    assert!(!lake.path("warehouse").exists(), "a failed run wrote files");
 }
