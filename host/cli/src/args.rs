@@ -226,6 +226,40 @@ pub enum Command {
     /// version; docs/datasets.md explains them.
     #[command(subcommand)]
     Datasets(DatasetsCommand),
+    /// Check a catalog: connect, list its namespaces and tables (docs/catalogs.md).
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+}
+
+/// `ldp catalog`.
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Connect to the catalog SPEC describes and list its namespaces and the tables of the
+    /// spec's namespace, secrets masked.
+    ///
+    /// SPEC is a JSON file holding a catalog block ({"identifier": "nyc", "warehouse_path":
+    /// "warehouse"}, {"type": "sql", "uri": "postgresql://ldp@db:5432/lake", "password_env":
+    /// "LDP_PG_PASSWORD", "namespace": "nyc", "warehouse": "s3://lake/wh"}, ...), or a dataset
+    /// config (its target's catalog, else its source's); relative paths resolve against SPEC's
+    /// folder. Prints the catalog type, the spec (keys holding secrets and URI passwords shown
+    /// as ***), the catalog name, the namespaces, the tables of the spec's namespace, then
+    /// "ok". Nothing is created: a SQLite catalog file that does not exist is an error.
+    ///
+    /// Exit codes: 0 the catalog works, 1 it does not (the message names the catalog and says
+    /// what to check).
+    ///
+    /// Example: ldp catalog test examples/rides.json
+    Test(CatalogTestArgs),
+}
+
+/// `ldp catalog test`.
+#[derive(Debug, Args)]
+pub struct CatalogTestArgs {
+    /// A JSON file holding a catalog block, or a dataset config.
+    pub spec: PathBuf,
+    /// Print JSON instead of lines.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ldp datasets`.

@@ -1,6 +1,6 @@
 //! `docs/cli.md`, the CLI reference, generated from the clap definitions in [`crate::args`]: one
 //! section per command and subcommand with its full `--help` text. A test compares the file with
-//! what the definitions give, so the Python tool cannot go stale; regenerate it with
+//! what the definitions give, so the reference cannot go stale; regenerate it with
 //!
 //! ```sh
 //! LDP_BLESS=1 cargo test -p ldp-cli --bin ldp cli_reference

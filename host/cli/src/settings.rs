@@ -164,6 +164,8 @@ pub enum Task {
     ScheduleInstall(crate::args::ScheduleInstallArgs),
     /// `ldp datasets pin|list|export` (checked by the datasets layer).
     Datasets(crate::args::DatasetsCommand),
+    /// `ldp catalog test`.
+    Catalog(crate::args::CatalogCommand),
 }
 
 /// What makes `ldp run` a staged run, checked against each other.
@@ -404,6 +406,7 @@ impl Settings {
                 Task::ScheduleInstall(args)
             }
             Command::Datasets(command) => Task::Datasets(command),
+            Command::Catalog(command) => Task::Catalog(command),
         };
         Ok(Self {
             log_filter,

@@ -35,9 +35,27 @@ pub fn canonical_json(value: &Value) -> Result<String, ConfigError> {
         sort_keys: true,
         indent: None,
         ensure_ascii: false,
+        spaced: false,
     };
     write_value(&mut out, value, style, 0)?;
     Ok(out)
+}
+
+/// Python's `json.dumps(value, sort_keys=True)`: one line, keys sorted, `", "` between items and
+/// `": "` after keys, non-ASCII as `\uXXXX` escapes (how `ldp catalog test` prints a spec).
+pub fn python_json_sorted(value: &Value) -> String {
+    let mut out = String::new();
+    let style = Style {
+        sort_keys: true,
+        indent: None,
+        ensure_ascii: true,
+        spaced: true,
+    };
+    if write_value(&mut out, value, style, 0).is_err() {
+        out.clear();
+        out.push_str("NaN");
+    }
+    out
 }
 
 /// The lower-case hex sha256 of the canonical JSON of a value.
@@ -63,6 +81,7 @@ pub fn python_json_pretty(value: &Value) -> String {
         sort_keys: false,
         indent: Some(2),
         ensure_ascii: true,
+        spaced: false,
     };
     // Only a NaN or infinite float fails, and a `Value` holds none; Python would write `NaN`.
     if write_value(&mut out, value, style, 0).is_err() {
@@ -77,9 +96,29 @@ struct Style {
     sort_keys: bool,
     indent: Option<usize>,
     ensure_ascii: bool,
+    /// Without indentation: `", "` and `": "` (Python's default separators) instead of `,` `:`.
+    spaced: bool,
 }
 
 impl Style {
+    /// Between two items of an array or object.
+    fn item_separator(self) -> &'static str {
+        if self.spaced && self.indent.is_none() {
+            ", "
+        } else {
+            ","
+        }
+    }
+
+    /// After an object's key.
+    fn key_separator(self) -> &'static str {
+        if self.spaced || self.indent.is_some() {
+            ": "
+        } else {
+            ":"
+        }
+    }
+
     fn newline(self, out: &mut String, level: usize) {
         if let Some(indent) = self.indent {
             out.push('\n');
@@ -105,7 +144,7 @@ fn write_value(
             out.push('[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
-                    out.push(',');
+                    out.push_str(style.item_separator());
                 }
                 style.newline(out, level + 1);
                 write_value(out, item, style, level + 1)?;
@@ -122,11 +161,11 @@ fn write_value(
             out.push('{');
             for (index, (key, item)) in entries.into_iter().enumerate() {
                 if index > 0 {
-                    out.push(',');
+                    out.push_str(style.item_separator());
                 }
                 style.newline(out, level + 1);
                 ldp_pyrepr::push_json_string(out, key, style.ensure_ascii);
-                out.push_str(if style.indent.is_some() { ": " } else { ":" });
+                out.push_str(style.key_separator());
                 write_value(out, item, style, level + 1)?;
             }
             style.newline(out, level);
@@ -158,6 +197,15 @@ mod tests {
 
     fn text(value: Value) -> String {
         canonical_json(&value).expect("canonical")
+    }
+
+    #[test]
+    fn sorted_json_reads_like_python_default_dumps() {
+        let value = json!({"b": [1, 2.5], "a": {"y": "\u{e9}", "x": null}});
+        assert_eq!(
+            python_json_sorted(&value),
+            r#"{"a": {"x": null, "y": "\u00e9"}, "b": [1, 2.5]}"#
+        );
     }
 
     #[test]

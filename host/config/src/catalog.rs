@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::error::ConfigError;
 use crate::problems::{Mode, Problems, check_string, get, join, truthy};
 use crate::repr::{py_str, repr, repr_list, type_name};
 
@@ -173,6 +174,25 @@ impl CatalogSpec {
                 }
                 kind.as_str().to_owned()
             }
+        }
+    }
+}
+
+impl CatalogSpec {
+    /// Reads a catalog block on its own (the file `ldp catalog test` is given) as a run reads
+    /// one, naming `file` in the error.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Validation`] with every problem of the block.
+    pub fn read(value: &Value, file: Option<&std::path::Path>) -> Result<CatalogSpec, ConfigError> {
+        let mut problems = Problems::default();
+        match check_catalog(&mut problems, value, "", Mode::Run) {
+            Some(spec) if problems.is_empty() => Ok(spec),
+            _ => Err(ConfigError::Validation {
+                file: file.map(std::path::Path::to_path_buf),
+                problems: problems.into_vec(),
+            }),
         }
     }
 }

@@ -121,7 +121,9 @@ pub mod secrets;
 pub mod workflow;
 
 pub use block::DUCKDB_QUERY_KEYS;
-pub use canonical::{canonical_json, canonical_sha256, python_json_pretty, sha256_hex};
+pub use canonical::{
+    canonical_json, canonical_sha256, python_json_pretty, python_json_sorted, sha256_hex,
+};
 pub use catalog::{CATALOG_TYPES, CatalogSpec, CatalogType};
 pub use error::ConfigError;
 pub use identity::target_identity;

@@ -30,6 +30,7 @@
 //! * [`runtime_options`]: the plugin runtime as ldp runs it, with DuckDB queries of DuckDB
 //!   sources answered by [`DuckdbFiles`] (the runtime itself does not link DuckDB).
 
+pub mod catalog;
 mod duckdb_engine;
 mod error;
 mod events;
@@ -49,6 +50,7 @@ mod target;
 pub mod transform;
 mod upsert;
 
+pub use catalog::ResolvedCatalog;
 pub use duckdb_engine::{DuckdbFiles, runtime_options};
 pub use error::{Error, ErrorKind, Result};
 pub use events::iceberg_sink::append_system_batch;

@@ -2,10 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use ldp_catalog::{Catalog, CatalogAddress, Mode, PostgresAddress};
-use ldp_config::paths::{PathContext, local_catalog_layout, sqlite_file};
-use ldp_config::{Block, CatalogType, Config, ConfigError, Document, Kind};
+use ldp_catalog::{Catalog, CatalogAddress, Mode};
+use ldp_config::paths::PathContext;
+use ldp_config::{Block, Config, ConfigError, Document, Kind};
 use ldp_table::Table;
+
+use crate::catalog::ResolvedCatalog;
 
 use crate::error::{Error, Result};
 
@@ -90,91 +92,21 @@ impl TargetTable {
                 ),
             });
         };
-        // A catalog key naming a secret must end in `_env`, no password in a `uri`, no secret in
-        // `properties`: checked on every run and read.
-        ldp_config::secrets::check_catalog_secrets(&spec.raw)
-            .map_err(|message| ConfigError::Catalog { message })?;
         check_local_warehouse(config, block, spec)?;
-        match spec.effective_type() {
-            CatalogType::Local => {
-                let layout = local_catalog_layout(spec, &context)?;
-                if let Some(warning) = &layout.warning {
-                    tracing::warn!("{warning}");
-                }
-                Ok(TargetTable {
-                    location: layout.table_location(&block.name),
-                    catalog: CatalogAddress::Sqlite(layout.database),
-                    catalog_name: layout.catalog_name,
-                    warehouse: layout.warehouse,
-                    namespace: layout.namespace,
-                    name: block.name.clone(),
-                    local: true,
-                    object_location: None,
-                })
-            }
-            CatalogType::Sql => {
-                let uri = spec.uri.as_deref().unwrap_or_default();
-                let catalog = if PostgresAddress::is_postgres_uri(uri) {
-                    let password = password_from_env(spec)?;
-                    CatalogAddress::Postgres(PostgresAddress::parse(uri, password.as_deref())?)
-                } else if let Some(file) = sqlite_file(uri, &context) {
-                    CatalogAddress::Sqlite(file)
-                } else {
-                    return Err(Error::Unsupported {
-                        message: format!(
-                            "catalog uri {:?}: a sql catalog is a SQLite file (sqlite:///path.db) or a PostgreSQL database (postgresql://user@host:5432/db)",
-                            ldp_config::secrets::redact_uri(uri)
-                        ),
-                    });
-                };
-                let namespace = spec.table_namespace().ok_or_else(|| ConfigError::Catalog {
-                    message: "sql catalog spec needs 'namespace' or 'identifier'".into(),
-                })?;
-                if let Some(warehouse) = ldp_config::paths::object_warehouse_uri(spec) {
-                    let location = format!("{warehouse}/{namespace}/{}", block.name);
-                    return Ok(TargetTable {
-                        location: PathBuf::from(&location),
-                        catalog,
-                        catalog_name: spec.catalog_name(),
-                        namespace: namespace.to_string(),
-                        warehouse: PathBuf::from(warehouse),
-                        name: block.name.clone(),
-                        local: false,
-                        object_location: Some(location),
-                    });
-                }
-                let warehouse = match (spec.warehouse.as_deref(), catalog.file()) {
-                    (Some(w), _) => context.resolve(w.strip_prefix("file://").unwrap_or(w)).path,
-                    (None, Some(file)) => {
-                        file.parent().map_or_else(|| cwd.clone(), Path::to_path_buf)
-                    }
-                    (None, None) => {
-                        return Err(ConfigError::Catalog {
-                            message: format!(
-                                "the sql catalog at {catalog} needs 'warehouse': the folder (or s3://bucket/prefix) its tables' files go to"
-                            ),
-                        }
-                        .into());
-                    }
-                };
-                Ok(TargetTable {
-                    location: warehouse.join(namespace).join(&block.name),
-                    catalog,
-                    catalog_name: spec.catalog_name(),
-                    namespace: namespace.to_string(),
-                    warehouse,
-                    name: block.name.clone(),
-                    local: false,
-                    object_location: None,
-                })
-            }
-            other => Err(Error::Unsupported {
-                message: format!(
-                    "catalog type '{}' is not supported by this ldp yet; use a local catalog (identifier + warehouse_path), or sql on a sqlite:/// file or a postgresql:// database",
-                    other.as_str()
-                ),
-            }),
-        }
+        let catalog = ResolvedCatalog::resolve(spec, &context)?;
+        Ok(TargetTable {
+            location: catalog.table_location(&block.name),
+            object_location: catalog
+                .object_warehouse
+                .as_ref()
+                .map(|_| catalog.table_location(&block.name).display().to_string()),
+            catalog: catalog.address,
+            catalog_name: catalog.catalog_name,
+            warehouse: catalog.warehouse,
+            namespace: catalog.namespace,
+            name: block.name.clone(),
+            local: catalog.local,
+        })
     }
 
     /// `ns.t`.
@@ -215,23 +147,6 @@ impl TargetTable {
             .into());
         }
         Ok(Table::load(&catalog, &self.namespace, &self.name)?)
-    }
-}
-
-/// The password of a `sql` catalog on PostgreSQL: the value of the variable its `password_env`
-/// names (none without the key; a named variable that is not set is an error).
-fn password_from_env(spec: &ldp_config::CatalogSpec) -> Result<Option<String>> {
-    let Some(variable) = spec.password_env.as_deref().filter(|v| !v.is_empty()) else {
-        return Ok(None);
-    };
-    match std::env::var(variable) {
-        Ok(password) if !password.is_empty() => Ok(Some(password)),
-        _ => Err(ConfigError::Catalog {
-            message: format!(
-                "catalog spec key 'password_env' names environment variable '{variable}', which is not set; set it to the database password"
-            ),
-        }
-        .into()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! One module per command.
 
 mod backfill;
+mod catalog;
 mod commits;
 mod datasets;
 mod demo;
@@ -71,6 +72,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::Datasets(crate::args::DatasetsCommand::Pin(args)) => datasets::pin(args),
         Task::Datasets(crate::args::DatasetsCommand::List(args)) => datasets::list(args),
         Task::Datasets(crate::args::DatasetsCommand::Export(args)) => datasets::export(args),
+        Task::Catalog(crate::args::CatalogCommand::Test(args)) => catalog::test(args),
     }
 }
 

@@ -38,6 +38,7 @@ on_every_catalog!(
     expiry_and_a_dataset_pin,
     pyiceberg_shares_the_catalog,
     racing_processes_lose_nothing,
+    catalog_test_lists_what_runs_wrote,
 );
 
 /// A catalog type the suite runs on.
@@ -420,7 +421,13 @@ fn racing_processes_lose_nothing(kind: Kind) {
     assert_eq!(lake.snapshots(&config).len(), 9);
 
     let staged = lake.config("staged", "data/rides.csv", json!({}));
-    let window = ["run", &staged, "--window", "2026-08-01/2026-08-02", "--json"];
+    let window = [
+        "run",
+        &staged,
+        "--window",
+        "2026-08-01/2026-08-02",
+        "--json",
+    ];
     let statuses: Vec<String> = lake
         .race(4, &window)
         .iter()
@@ -433,6 +440,41 @@ fn racing_processes_lose_nothing(kind: Kind) {
     let published = statuses.iter().filter(|s| *s == "published").count();
     assert_eq!(published, 1, "{statuses:?}");
     assert_eq!(lake.count(&staged, "staged", &[]), 20);
+}
+
+/// `ldp catalog test` on the config and on the catalog block alone: the type, the spec, the
+/// name, the namespaces and tables, `ok`; the password never shows.
+fn catalog_test_lists_what_runs_wrote(kind: Kind) {
+    let lake = Lake::new(kind, "cattest");
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    lake.ok(&["run", &config]);
+    let text = lake.ok(&["catalog", "test", &config]);
+    let (kind_name, name) = match kind {
+        Kind::Local => ("local", "nyc"),
+        Kind::Postgres => ("sql", "lake"),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], format!("catalog type: {kind_name}"), "{text}");
+    assert!(lines[1].starts_with("spec: {"), "{text}");
+    assert_eq!(
+        lines[2..],
+        [
+            format!("catalog name: {name}").as_str(),
+            "namespaces (1): nyc",
+            "tables in nyc (1): nyc.rides",
+            "ok",
+        ],
+        "{text}"
+    );
+    assert!(
+        !text.contains(ldp_test_servers::postgres::PASSWORD),
+        "{text}"
+    );
+
+    std::fs::write(lake.path("catalog.json"), lake.catalog.to_string()).unwrap();
+    let doc = lake.json(&["catalog", "test", "catalog.json", "--json"]);
+    assert_eq!(doc["tables"], json!(["nyc.rides"]), "{doc}");
+    assert_eq!(doc["ok"], true);
 }
 
 fn data_files(dir: &Path) -> usize {

@@ -1,0 +1,122 @@
+//! `ldp catalog test SPEC`: connect to a catalog, list its namespaces and the tables of the
+//! spec's namespace, with secrets masked.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ldp_catalog::Mode;
+use ldp_config::paths::PathContext;
+use ldp_config::{CatalogSpec, ConfigError};
+use ldp_pipeline::ResolvedCatalog;
+use serde_json::{Value, json};
+
+use crate::args::CatalogTestArgs;
+
+/// What the test found.
+struct Found {
+    spec: CatalogSpec,
+    catalog: ResolvedCatalog,
+    namespaces: Vec<String>,
+    tables: Vec<String>,
+}
+
+/// Runs `ldp catalog test`.
+pub fn test(args: &CatalogTestArgs) -> anyhow::Result<u8> {
+    let spec = read_spec(&args.spec)?;
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let context = PathContext::new(args.spec.parent(), &cwd);
+    let catalog = ResolvedCatalog::resolve(&spec, &context)?;
+    let opened = catalog.open(Mode::ReadOnly)?;
+    let namespaces = opened.list_namespaces(None)?;
+    let tables = if namespaces.contains(&catalog.namespace) {
+        opened
+            .list_tables(&catalog.namespace)?
+            .into_iter()
+            .map(|t| ldp_catalog::qualified(&catalog.namespace, &t))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let found = Found {
+        spec,
+        catalog,
+        namespaces,
+        tables,
+    };
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        writeln!(stdout, "{}", super::json_text(&found.json())?)?;
+    } else {
+        write!(stdout, "{}", found.text())?;
+    }
+    Ok(0)
+}
+
+/// The catalog block of SPEC: the file itself, or a config's target catalog, else its source's.
+fn read_spec(path: &Path) -> anyhow::Result<CatalogSpec> {
+    let text = std::fs::read_to_string(path).map_err(|e| ldp_pipeline::Error::Unsupported {
+        message: format!("cannot read the catalog spec {}: {e}", path.display()),
+    })?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| ConfigError::Invalid {
+        file: Some(path.to_path_buf()),
+        message: format!(
+            "not valid JSON (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        ),
+    })?;
+    if value.get("metadata").is_none() {
+        return Ok(CatalogSpec::read(&value, Some(path))?);
+    }
+    let config = ldp_pipeline::open_config(path)?;
+    [config.target(), config.source()]
+        .into_iter()
+        .find_map(|block| block.catalog.clone())
+        .ok_or_else(|| {
+            ConfigError::Catalog {
+                message: format!(
+                    "{} has no catalog block in its target or its source",
+                    path.display()
+                ),
+            }
+            .into()
+        })
+}
+
+impl Found {
+    fn redacted_spec(&self) -> Value {
+        ldp_config::secrets::redact(&Value::Object(self.spec.raw.clone()))
+    }
+
+    /// The lines the Python tool prints.
+    fn text(&self) -> String {
+        let list = |items: &[String]| format!("({}): {}", items.len(), items.join(", "));
+        let mut out = format!(
+            "catalog type: {}\nspec: {}\ncatalog name: {}\nnamespaces {}\n",
+            self.spec.effective_type(),
+            ldp_config::python_json_sorted(&self.redacted_spec()),
+            self.catalog.catalog_name,
+            list(&self.namespaces).trim_end(),
+        );
+        out.push_str(&format!(
+            "tables in {} {}\n",
+            self.catalog.namespace,
+            list(&self.tables).trim_end()
+        ));
+        out.push_str("ok\n");
+        out
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "catalog_type": self.spec.effective_type().as_str(),
+            "spec": self.redacted_spec(),
+            "catalog": self.catalog.address.to_string(),
+            "catalog_name": self.catalog.catalog_name,
+            "namespaces": self.namespaces,
+            "namespace": self.catalog.namespace,
+            "tables": self.tables,
+            "ok": true,
+        })
+    }
+}

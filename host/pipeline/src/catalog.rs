@@ -1,0 +1,151 @@
+//! A catalog block made usable: where the catalog lives (a SQLite file or a PostgreSQL
+//! database), its name, the namespace its tables go to, and the warehouse their files go to.
+//! The rules of each catalog type are written down in docs/catalogs.md.
+
+use std::path::{Path, PathBuf};
+
+use ldp_catalog::{Catalog, CatalogAddress, Mode, PostgresAddress};
+use ldp_config::paths::{PathContext, local_catalog_layout, sqlite_file};
+use ldp_config::{CatalogSpec, CatalogType, ConfigError};
+
+use crate::error::{Error, Result};
+
+/// A resolved catalog block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedCatalog {
+    /// Where the catalog lives.
+    pub address: CatalogAddress,
+    /// The catalog's name (the `catalog_name` column).
+    pub catalog_name: String,
+    /// The namespace tables live in.
+    pub namespace: String,
+    /// The warehouse folder, or its `s3://` URI as written (see `object_warehouse`).
+    pub warehouse: PathBuf,
+    /// Whether the block is a `local` one.
+    pub local: bool,
+    /// The warehouse's `s3://` URI when it is on object storage.
+    pub object_warehouse: Option<String>,
+}
+
+impl ResolvedCatalog {
+    /// Resolves `spec`, its paths against `context`.
+    ///
+    /// * `local` (or `sql` in the local shape): `<warehouse_path>/<identifier>_catalog.db`.
+    /// * `sql` on `sqlite:///file.db`: that file; the warehouse is `warehouse`, else the file's
+    ///   folder.
+    /// * `sql` on `postgresql://user@host:port/db` (also `postgres://`,
+    ///   `postgresql+psycopg://`, `postgresql+psycopg2://`): that database, the password read
+    ///   from the variable `password_env` names; `warehouse` is required.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for an incomplete block, an unset `password_env` variable or a secret
+    /// written in the block; [`Error::Unsupported`] for a catalog type this build does not reach.
+    pub fn resolve(spec: &CatalogSpec, context: &PathContext) -> Result<ResolvedCatalog> {
+        // A catalog key naming a secret must end in `_env`, no password in a `uri`, no secret in
+        // `properties`: checked on every run and read.
+        ldp_config::secrets::check_catalog_secrets(&spec.raw)
+            .map_err(|message| ConfigError::Catalog { message })?;
+        match spec.effective_type() {
+            CatalogType::Local => {
+                let layout = local_catalog_layout(spec, context)?;
+                if let Some(warning) = &layout.warning {
+                    tracing::warn!("{warning}");
+                }
+                Ok(ResolvedCatalog {
+                    address: CatalogAddress::Sqlite(layout.database),
+                    catalog_name: layout.catalog_name,
+                    namespace: layout.namespace,
+                    warehouse: layout.warehouse,
+                    local: true,
+                    object_warehouse: None,
+                })
+            }
+            CatalogType::Sql => resolve_sql(spec, context),
+            other => Err(Error::Unsupported {
+                message: format!(
+                    "catalog type '{}' is not supported by this ldp yet; use a local catalog (identifier + warehouse_path), or sql on a sqlite:/// file or a postgresql:// database",
+                    other.as_str()
+                ),
+            }),
+        }
+    }
+
+    /// Opens the catalog (see [`Catalog::connect`]).
+    ///
+    /// # Errors
+    ///
+    /// The catalog cannot be opened, or does not exist and `mode` does not create it.
+    pub fn open(&self, mode: Mode) -> Result<Catalog> {
+        Ok(Catalog::connect(&self.address, &self.catalog_name, mode)?)
+    }
+
+    /// A table's location: `<warehouse>/<namespace>/<table>`.
+    pub fn table_location(&self, table: &str) -> PathBuf {
+        match &self.object_warehouse {
+            Some(warehouse) => PathBuf::from(format!("{warehouse}/{}/{table}", self.namespace)),
+            None => self.warehouse.join(&self.namespace).join(table),
+        }
+    }
+}
+
+fn resolve_sql(spec: &CatalogSpec, context: &PathContext) -> Result<ResolvedCatalog> {
+    let uri = spec.uri.as_deref().unwrap_or_default();
+    let address = if PostgresAddress::is_postgres_uri(uri) {
+        let password = password_from_env(spec)?;
+        CatalogAddress::Postgres(PostgresAddress::parse(uri, password.as_deref())?)
+    } else if let Some(file) = sqlite_file(uri, context) {
+        CatalogAddress::Sqlite(file)
+    } else {
+        return Err(Error::Unsupported {
+            message: format!(
+                "catalog uri {:?}: a sql catalog is a SQLite file (sqlite:///path.db) or a PostgreSQL database (postgresql://user@host:5432/db)",
+                ldp_config::secrets::redact_uri(uri)
+            ),
+        });
+    };
+    let namespace = spec.table_namespace().ok_or_else(|| ConfigError::Catalog {
+        message: "sql catalog spec needs 'namespace' or 'identifier'".into(),
+    })?;
+    let object_warehouse = ldp_config::paths::object_warehouse_uri(spec);
+    let warehouse = match (&object_warehouse, spec.warehouse.as_deref(), address.file()) {
+        (Some(uri), _, _) => PathBuf::from(uri),
+        (None, Some(w), _) => context.resolve(w.strip_prefix("file://").unwrap_or(w)).path,
+        (None, None, Some(file)) => file
+            .parent()
+            .map_or_else(|| context.base(), Path::to_path_buf),
+        (None, None, None) => {
+            return Err(ConfigError::Catalog {
+                message: format!(
+                    "the sql catalog at {address} needs 'warehouse': the folder (or s3://bucket/prefix) its tables' files go to"
+                ),
+            }
+            .into());
+        }
+    };
+    Ok(ResolvedCatalog {
+        address,
+        catalog_name: spec.catalog_name(),
+        namespace: namespace.to_string(),
+        warehouse,
+        local: false,
+        object_warehouse,
+    })
+}
+
+/// The password of a `sql` catalog on PostgreSQL: the value of the variable its `password_env`
+/// names (none without the key; a named variable that is not set is an error).
+fn password_from_env(spec: &CatalogSpec) -> Result<Option<String>> {
+    let Some(variable) = spec.password_env.as_deref().filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    match std::env::var(variable) {
+        Ok(password) if !password.is_empty() => Ok(Some(password)),
+        _ => Err(ConfigError::Catalog {
+            message: format!(
+                "catalog spec key 'password_env' names environment variable '{variable}', which is not set; set it to the database password"
+            ),
+        }
+        .into()),
+    }
+}
