@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{rides, stderr};
+use super::{rides, stderr, stdout};
 
 const SETUP: &str = "run scripts/test, or: .venv/bin/pip install 'moto[server]==5.2.5'";
 
@@ -566,4 +566,51 @@ fn a_dataset_export_to_s3_uploads_the_object_and_writes_nothing_locally() {
         .collect();
     entries.sort();
     assert_eq!(entries, ["load.json", "local.parquet", "warehouse"]);
+}
+
+/// A team's lake: a `sql` catalog in PostgreSQL and the warehouse on `s3://`. Two working
+/// folders that share nothing but the database and the bucket: what one writes, the other
+/// reads and appends to.
+#[test]
+fn a_postgres_catalog_with_an_s3_warehouse_is_shared_by_two_working_folders() {
+    let moto = Moto::start();
+    let server = ldp_test_servers::postgres::server();
+    let uri = server.uri(&server.new_database("s3_team"));
+    let config = serde_json::json!({"identifier": "rides", "metadata": {
+        "source": {"name": "rides", "format": "CSV", "path": "rides.csv"},
+        "target": {"name": "rides", "format": "ICEBERG", "catalog": {
+            "type": "sql", "name": "team", "namespace": "nyc", "uri": uri,
+            "password_env": "LDP_PG_PASSWORD", "warehouse": "s3://lake/team"}}}});
+    let hosts: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    for host in &hosts {
+        std::fs::copy(rides(), host.path().join("rides.csv")).unwrap();
+        write(host.path(), "rides.json", config.clone());
+    }
+    let ldp = |host: &tempfile::TempDir, args: &[&str]| {
+        let out = ldp_with(host.path(), args, |command| {
+            command
+                .env("AWS_ENDPOINT_URL", &moto.endpoint)
+                .env("AWS_REGION", "us-east-1")
+                .env("AWS_ACCESS_KEY_ID", "testing")
+                .env("AWS_SECRET_ACCESS_KEY", "testing")
+                .env("NO_PROXY", "127.0.0.1")
+                .env("LDP_PG_PASSWORD", ldp_test_servers::postgres::PASSWORD);
+        });
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let count = "SELECT count(*) AS n FROM rides";
+    ldp(&hosts[0], &["run", "rides.json"]);
+    assert!(ldp(&hosts[1], &["query", "rides.json", count]).contains("20"));
+    ldp(&hosts[1], &["run", "rides.json"]);
+    let seen = ldp(&hosts[0], &["query", "rides.json", count, "--json"]);
+    assert!(seen.contains("40"), "{seen}");
+    assert!(
+        moto.keys().iter().any(|k| k.starts_with("team/nyc/rides/data/")),
+        "{:?}",
+        moto.keys()
+    );
+    for host in &hosts {
+        assert!(!host.path().join("team").exists());
+    }
 }
