@@ -30,7 +30,10 @@ fn main() {
         Mode::Create,
     )
     .expect("local catalog");
-    report("local (SQLite)", &measure(&local, &dir.path().join("local"), commits));
+    report(
+        "local (SQLite)",
+        &measure(&local, &dir.path().join("local"), commits),
+    );
 
     let server = ldp_test_servers::postgres::server();
     let uri = server.uri(&server.new_database("commit_latency"));
@@ -41,7 +44,10 @@ fn main() {
         Mode::Create,
     )
     .expect("PostgreSQL catalog");
-    report("sql (PostgreSQL)", &measure(&postgres, &dir.path().join("pg"), commits));
+    report(
+        "sql (PostgreSQL)",
+        &measure(&postgres, &dir.path().join("pg"), commits),
+    );
 }
 
 /// The wall time of each of `commits` one-row appends to a new table.

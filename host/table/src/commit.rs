@@ -138,8 +138,8 @@ pub(crate) fn commit_unless_unchanged(
             &staged.metadata_location,
         ) {
             Ok(()) => {
-                let (metadata_location, metadata) = staged.keep();
-                table.advance(metadata_location.clone(), metadata);
+                let (metadata_location, metadata, commit) = staged.keep();
+                table.advance(metadata_location.clone(), metadata, commit);
                 let (rows_after, rows_written, operation) = table
                     .current_snapshot()
                     .map(|s| {

@@ -66,6 +66,7 @@ mod rewrite;
 pub mod schema;
 mod snapshot;
 mod table;
+mod table_commit;
 mod upsert;
 mod window;
 mod writer;
@@ -85,6 +86,7 @@ pub use refs::{
     publish_branch,
 };
 pub use table::{TOTAL_RECORDS, Table, TableRef};
+pub use table_commit::TableCommit;
 pub use upsert::{Upsert, UpsertResult};
 pub use window::{WindowBounds, WindowFilter, WindowRows};
 pub use writer::{

@@ -24,6 +24,7 @@ use crate::error::{Error, Result};
 use crate::files::{FileGuard, block_on};
 use crate::location::{manifest_file, manifest_list_file, next_metadata_file};
 use crate::table::{Table, write_metadata};
+use crate::table_commit::{self, TableCommit};
 
 /// Sequence number -1: "assigned at commit" — an added entry inherits its manifest's.
 const INHERIT_SEQUENCE_NUMBER: i64 = -1;
@@ -79,21 +80,24 @@ pub(crate) struct Staged {
     pub metadata_location: String,
     /// The new snapshot.
     pub snapshot_id: i64,
+    /// The write as updates and requirements.
+    pub commit: TableCommit,
     files: FileGuard,
 }
 
 impl Staged {
     /// The commit succeeded: the files belong to the table. Returns the metadata file and
     /// the metadata.
-    pub fn keep(self) -> (String, TableMetadata) {
+    pub fn keep(self) -> (String, TableMetadata, TableCommit) {
         let Staged {
             metadata,
             metadata_location,
+            commit,
             mut files,
             ..
         } = self;
         files.keep();
-        (metadata_location, metadata)
+        (metadata_location, metadata, commit)
     }
 }
 
@@ -288,17 +292,25 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
             .add_current_schema(schema.as_ref().clone())
             .map_err(|source| Error::iceberg(table, "cannot add the evolved schema", source))?;
     }
-    let next = builder
+    let (next, updates) = builder
         .set_branch_snapshot(snapshot, base.branch())
-        .and_then(|builder| builder.build())
+        .and_then(table_commit::build)
         .map_err(|source| {
             Error::iceberg(
                 table,
                 format!("cannot add snapshot {snapshot_id} to the metadata"),
                 source,
             )
-        })?
-        .metadata;
+        })?;
+    let commit = TableCommit {
+        requirements: table_commit::snapshot_requirements(
+            metadata,
+            base.branch(),
+            base.ref_snapshot_id(base.branch()),
+            plan.schema.is_some(),
+        ),
+        updates,
+    };
     let metadata_location = next_metadata_file(location, Some(base.metadata_location()));
     files.push(metadata_location.clone());
     write_metadata(table, &next, &metadata_location)?;
@@ -306,6 +318,7 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
         metadata: next,
         metadata_location,
         snapshot_id,
+        commit,
         files,
     })
 }

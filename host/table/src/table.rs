@@ -18,6 +18,7 @@ use crate::io::file_io_for;
 use crate::location::{file_uri, next_metadata_file};
 use crate::partition::{PartitionColumn, unbound_spec};
 use crate::schema::{arrow_schema, iceberg_schema};
+use crate::table_commit::TableCommit;
 
 /// The summary key of a snapshot's row count.
 pub const TOTAL_RECORDS: &str = "total-records";
@@ -36,6 +37,8 @@ pub struct Table {
     file_io: FileIO,
     /// The branch this handle reads and writes (`None`: `main`).
     branch: Option<String>,
+    /// The commit this handle made to reach its current version, if it made one.
+    last_commit: Option<TableCommit>,
 }
 
 /// A branch or a tag of a table.
@@ -90,6 +93,7 @@ impl Table {
             metadata,
             file_io,
             branch: None,
+            last_commit: None,
         })
     }
 
@@ -230,6 +234,7 @@ impl Table {
             metadata,
             file_io,
             branch: None,
+            last_commit: None,
         })
     }
 
@@ -393,9 +398,21 @@ impl Table {
     }
 
     /// Moves this handle to a newly committed metadata file.
-    pub(crate) fn advance(&mut self, metadata_location: String, metadata: TableMetadata) {
+    /// The commit this handle made to reach its current version (`None` after a load or a
+    /// refresh): the updates and requirements a REST catalog is sent.
+    pub fn last_commit(&self) -> Option<&TableCommit> {
+        self.last_commit.as_ref()
+    }
+
+    pub(crate) fn advance(
+        &mut self,
+        metadata_location: String,
+        metadata: TableMetadata,
+        commit: TableCommit,
+    ) {
         self.metadata_location = metadata_location;
         self.metadata = metadata;
+        self.last_commit = Some(commit);
     }
 }
 

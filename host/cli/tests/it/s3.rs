@@ -606,7 +606,9 @@ fn a_postgres_catalog_with_an_s3_warehouse_is_shared_by_two_working_folders() {
     let seen = ldp(&hosts[0], &["query", "rides.json", count, "--json"]);
     assert!(seen.contains("40"), "{seen}");
     assert!(
-        moto.keys().iter().any(|k| k.starts_with("team/nyc/rides/data/")),
+        moto.keys()
+            .iter()
+            .any(|k| k.starts_with("team/nyc/rides/data/")),
         "{:?}",
         moto.keys()
     );

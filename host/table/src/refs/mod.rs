@@ -28,13 +28,15 @@ pub use publish::{Publish, publish_branch};
 pub use search::{IDEMPOTENCY_KEY, KeySearch, SearchOutcome, find_keyed, keyed_snapshots};
 pub use tag::create_tag;
 
-use iceberg::spec::{TableMetadata, TableMetadataBuilder};
+use iceberg::TableRequirement;
+use iceberg::spec::{MAIN_BRANCH, TableMetadata, TableMetadataBuilder};
 use ldp_catalog::Catalog;
 
 use crate::error::{Error, Result};
 use crate::files::FileGuard;
 use crate::location::next_metadata_file;
 use crate::table::{Table, write_metadata};
+use crate::table_commit::TableCommit;
 
 /// What a ref operation requires of the table before it changes it.
 #[derive(Debug, Clone, Default)]
@@ -107,6 +109,30 @@ impl Requirements {
     }
 }
 
+impl Requirements {
+    /// The same requirements as the REST spec states them (a fence tag is a tag that must not
+    /// exist).
+    pub fn to_iceberg(&self) -> Vec<TableRequirement> {
+        let mut out = Vec::new();
+        if let Some(uuid) = self.table_uuid {
+            out.push(TableRequirement::UuidMatch { uuid });
+        }
+        let refs = self
+            .main
+            .map(|main| (MAIN_BRANCH.to_string(), main))
+            .into_iter()
+            .chain(self.refs.iter().cloned())
+            .chain(self.fence_tag.iter().map(|tag| (tag.clone(), None)));
+        out.extend(refs.map(
+            |(r#ref, snapshot_id)| TableRequirement::RefSnapshotIdMatch { r#ref, snapshot_id },
+        ));
+        if let Some(current_schema_id) = self.schema_id {
+            out.push(TableRequirement::CurrentSchemaIdMatch { current_schema_id });
+        }
+        out
+    }
+}
+
 fn show(id: Option<i64>) -> String {
     id.map_or_else(|| "no snapshot".to_string(), |id| id.to_string())
 }
@@ -139,11 +165,14 @@ pub(crate) fn commit_edit_then(
     let identifier = table.identifier().to_string();
     let metadata = table.metadata().clone();
     let builder = metadata.into_builder(Some(table.metadata_location().to_string()));
-    let next = edit(builder)
-        .and_then(TableMetadataBuilder::build)
-        .map_err(|source| Error::iceberg(&identifier, format!("cannot {operation}"), source))?
-        .metadata;
+    let (next, updates) = edit(builder)
+        .and_then(crate::table_commit::build)
+        .map_err(|source| Error::iceberg(&identifier, format!("cannot {operation}"), source))?;
     let next = finish(next)?;
+    let commit = TableCommit {
+        requirements: requirements.to_iceberg(),
+        updates,
+    };
     let location = next_metadata_file(next.location(), Some(table.metadata_location()));
     let mut files = FileGuard::new(&identifier);
     files.push(location.clone());
@@ -155,6 +184,6 @@ pub(crate) fn commit_edit_then(
         &location,
     )?;
     files.keep();
-    table.advance(location, next);
+    table.advance(location, next, commit);
     Ok(())
 }

@@ -5,6 +5,7 @@ mod concurrency;
 mod expire;
 mod failures;
 mod pyiceberg;
+mod table_commits;
 mod upsert;
 mod window;
 mod writes;
