@@ -1,0 +1,148 @@
+//! Commits of metadata-only updates, and the errors of a stale requirement and a missing table.
+//! (Snapshots, with real data files, are in `pyiceberg`.)
+
+use std::collections::HashMap;
+
+use iceberg::spec::{NestedField, PrimitiveType, Schema, Type};
+use ldp_catalog_rest::{ErrorKind, TableRequirement, TableUpdate};
+
+use crate::common::{local_path, table};
+use crate::server::Rustberg;
+
+fn set_property(key: &str, value: &str) -> TableUpdate {
+    TableUpdate::SetProperties {
+        updates: HashMap::from([(key.to_string(), value.to_string())]),
+    }
+}
+
+#[test]
+fn a_commit_writes_new_metadata_and_answers_with_it() {
+    let server = Rustberg::start();
+    let catalog = server.catalog();
+    let created = table(&catalog, "nyc", "rides");
+    let requirements = [TableRequirement::UuidMatch {
+        uuid: created.metadata.uuid(),
+    }];
+    let committed = catalog
+        .commit_table(
+            "nyc",
+            "rides",
+            &requirements,
+            &[set_property("ldp.run", "1")],
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert_ne!(committed.metadata_location, created.metadata_location);
+    assert!(local_path(&committed.metadata_location).is_file());
+    assert_eq!(committed.metadata.properties()["ldp.run"], "1");
+
+    let loaded = catalog.load_table("nyc", "rides").unwrap();
+    assert_eq!(loaded.metadata_location, committed.metadata_location);
+    assert_eq!(loaded.metadata.properties()["ldp.run"], "1");
+}
+
+#[test]
+fn a_schema_change_is_committed_with_its_requirements() {
+    let server = Rustberg::start();
+    let catalog = server.catalog();
+    let created = table(&catalog, "nyc", "rides");
+    let current = created.metadata.current_schema();
+    let mut fields: Vec<_> = current.as_struct().fields().to_vec();
+    fields.push(NestedField::optional(3, "fare", Type::Primitive(PrimitiveType::Double)).into());
+    let next = Schema::builder()
+        .with_schema_id(current.schema_id() + 1)
+        .with_fields(fields)
+        .build()
+        .unwrap();
+    let requirements = [
+        TableRequirement::CurrentSchemaIdMatch {
+            current_schema_id: current.schema_id(),
+        },
+        TableRequirement::LastAssignedFieldIdMatch {
+            last_assigned_field_id: created.metadata.last_column_id(),
+        },
+    ];
+    let updates = [
+        TableUpdate::AddSchema { schema: next },
+        TableUpdate::SetCurrentSchema { schema_id: -1 },
+    ];
+    let committed = catalog
+        .commit_table("nyc", "rides", &requirements, &updates)
+        .unwrap_or_else(|error| panic!("{error}"));
+    let schema = committed.metadata.current_schema();
+    assert_eq!(schema.schema_id(), current.schema_id() + 1);
+    assert!(schema.field_by_name("fare").is_some());
+    assert_eq!(committed.metadata.last_column_id(), 3);
+
+    // The same commit again: its requirements describe the table before the change.
+    let error = catalog
+        .commit_table("nyc", "rides", &requirements, &updates)
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Conflict, "{error}");
+    assert!(error.is_retryable());
+    let message = error.to_string();
+    assert!(message.starts_with("commit to Iceberg table nyc.rides lost a race in the Iceberg REST catalog 'lake' at http://127.0.0.1:"), "{message}");
+    assert!(message.ends_with("reload the table and retry"), "{message}");
+    // Nothing changed.
+    let loaded = catalog.load_table("nyc", "rides").unwrap();
+    assert_eq!(loaded.metadata_location, committed.metadata_location);
+}
+
+#[test]
+fn a_stale_requirement_loses_to_the_writer_that_committed_first() {
+    let server = Rustberg::start();
+    let catalog = server.catalog();
+    let created = table(&catalog, "nyc", "rides");
+    // Two writers read the same metadata; each asserts the schema it read.
+    let requirement = [TableRequirement::CurrentSchemaIdMatch {
+        current_schema_id: created.metadata.current_schema_id(),
+    }];
+    let mut fields: Vec<_> = created
+        .metadata
+        .current_schema()
+        .as_struct()
+        .fields()
+        .to_vec();
+    fields.push(NestedField::optional(3, "tip", Type::Primitive(PrimitiveType::Double)).into());
+    let wider = Schema::builder().with_fields(fields).build().unwrap();
+    catalog
+        .commit_table(
+            "nyc",
+            "rides",
+            &requirement,
+            &[
+                TableUpdate::AddSchema { schema: wider },
+                TableUpdate::SetCurrentSchema { schema_id: -1 },
+            ],
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+    let error = catalog
+        .commit_table("nyc", "rides", &requirement, &[set_property("late", "yes")])
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Conflict, "{error}");
+    assert!(error.is_retryable());
+    assert!(
+        !catalog
+            .load_table("nyc", "rides")
+            .unwrap()
+            .metadata
+            .properties()
+            .contains_key("late")
+    );
+}
+
+#[test]
+fn a_commit_to_a_missing_table_is_not_found() {
+    let server = Rustberg::start();
+    let catalog = server.catalog();
+    table(&catalog, "nyc", "rides");
+    let error = catalog
+        .commit_table("nyc", "ghost", &[], &[set_property("a", "b")])
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::NotFound, "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("Iceberg table nyc.ghost does not exist"),
+        "{error}"
+    );
+}
