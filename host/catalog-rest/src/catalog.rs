@@ -74,6 +74,7 @@ impl RestCatalog {
             effect: Effect::Read,
             namespace: None,
             table: None,
+            creates_table: false,
         };
         let query: Vec<(&str, &str)> = settings
             .warehouse
@@ -81,6 +82,16 @@ impl RestCatalog {
             .map(|warehouse| ("warehouse", warehouse.as_str()))
             .collect();
         let answer = http.send(&op, Method::GET, &format!("{uri}/v1/config"), &query, None)?;
+        if answer.status == 404 {
+            return Err(Error::BadResponse {
+                catalog: http.catalog.clone(),
+                action: op.action,
+                problem:
+                    "404 Not Found: there is no Iceberg REST catalog at this URI (some catalogs \
+                          live under a path, e.g. https://host/api/catalog)"
+                        .to_string(),
+            });
+        }
         let config: ConfigResponse = http.json(&op, answer)?;
         let mut properties: BTreeMap<String, String> = config
             .defaults
@@ -213,7 +224,8 @@ impl RestCatalog {
         table: &str,
         create: &CreateTable,
     ) -> Result<LoadedTable> {
-        let op = table_op("create", Effect::Write, namespace, table);
+        let mut op = table_op("create", Effect::Write, namespace, table);
+        op.creates_table = true;
         let body = serde_json::to_value(CreateTableRequest {
             name: table,
             location: create.location.as_deref(),
@@ -403,6 +415,7 @@ fn op(action: &str, effect: Effect, namespace: Option<&str>, table: Option<&str>
         effect,
         namespace: namespace.map(str::to_string),
         table: table.map(str::to_string),
+        creates_table: false,
     }
 }
 

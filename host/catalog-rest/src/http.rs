@@ -70,6 +70,9 @@ pub(crate) struct Op {
     pub namespace: Option<String>,
     /// The table (in `namespace`) the call is about, if any.
     pub table: Option<String>,
+    /// Whether a 404 can only mean that the namespace is missing (a table create: some catalogs,
+    /// rustberg 0.3 among them, answer `NoSuchTableException` then).
+    pub creates_table: bool,
 }
 
 impl Op {
@@ -83,9 +86,10 @@ impl Op {
     }
 
     /// What a 404 or 409 is about: the namespace when the server says so (or when the call is
-    /// about no table), else the table.
-    fn subject(&self, error_type: &str) -> String {
-        let namespace_error = error_type.to_ascii_lowercase().contains("namespace");
+    /// about no table, or a 404 answers a table create), else the table.
+    fn subject(&self, status: u16, error_type: &str) -> String {
+        let namespace_error = error_type.to_ascii_lowercase().contains("namespace")
+            || (status == 404 && self.creates_table);
         match (&self.namespace, &self.table) {
             (Some(_), Some(_)) if !namespace_error => format!("Iceberg table {}", self.qualified()),
             (Some(ns), _) => format!("namespace {ns}"),
@@ -315,6 +319,7 @@ impl Http {
             effect: Effect::Read,
             namespace: None,
             table: None,
+            creates_table: false,
         };
         let mut form = vec![
             ("grant_type", "client_credentials"),
@@ -409,14 +414,14 @@ impl Http {
             },
             404 => Error::NotFound {
                 catalog,
-                what: op.subject(&parsed.kind),
+                what: op.subject(status, &parsed.kind),
                 detail,
             },
             409 if parsed.kind.contains("AlreadyExists") || op.effect == Effect::Write => {
                 if parsed.kind.contains("AlreadyExists") {
                     Error::AlreadyExists {
                         catalog,
-                        what: op.subject(&parsed.kind),
+                        what: op.subject(status, &parsed.kind),
                         detail,
                     }
                 } else {

@@ -56,3 +56,22 @@ fn a_bad_header_property_is_refused_without_its_value() {
     assert!(message.contains("header.X-Key"), "{message}");
     assert!(!message.contains("SECRET"), "{message}");
 }
+
+#[test]
+fn a_uri_without_a_catalog_is_a_bad_response() {
+    // rustberg answers 404 outside its API: as any web server at a wrong path would.
+    let server = Rustberg::start();
+    let mut settings = server.settings();
+    settings.uri = format!("{}/not-the-catalog", server.uri);
+    let error = RestCatalog::connect(settings).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::BadResponse, "{error}");
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!("'lake' at {}/not-the-catalog", server.uri)),
+        "{message}"
+    );
+    assert!(
+        message.contains("no Iceberg REST catalog at this URI"),
+        "{message}"
+    );
+}
