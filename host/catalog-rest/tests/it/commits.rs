@@ -146,3 +146,62 @@ fn a_commit_to_a_missing_table_is_not_found() {
         "{error}"
     );
 }
+
+#[test]
+fn racing_writers_each_commit_once_after_reloading() {
+    // Four writers each add one column, asserting the last column id they loaded; a loser
+    // reloads and tries again, as ldp's writers do after a lost compare-and-swap.
+    const WRITERS: i32 = 4;
+    let server = Rustberg::start();
+    table(&server.catalog(), "nyc", "rides");
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..WRITERS)
+            .map(|writer| {
+                let catalog = server.catalog();
+                scope.spawn(move || {
+                    let mut conflicts = 0;
+                    loop {
+                        let loaded = catalog.load_table("nyc", "rides").unwrap();
+                        let last = loaded.metadata.last_column_id();
+                        let current = loaded.metadata.current_schema();
+                        let mut fields: Vec<_> = current.as_struct().fields().to_vec();
+                        fields.push(
+                            NestedField::optional(
+                                last + 1,
+                                format!("w{writer}"),
+                                Type::Primitive(PrimitiveType::Int),
+                            )
+                            .into(),
+                        );
+                        let schema = Schema::builder().with_fields(fields).build().unwrap();
+                        let requirements = [TableRequirement::LastAssignedFieldIdMatch {
+                            last_assigned_field_id: last,
+                        }];
+                        let updates = [
+                            TableUpdate::AddSchema { schema },
+                            TableUpdate::SetCurrentSchema { schema_id: -1 },
+                        ];
+                        match catalog.commit_table("nyc", "rides", &requirements, &updates) {
+                            Ok(_) => return,
+                            Err(error) if error.is_retryable() => conflicts += 1,
+                            Err(error) => panic!("{error}"),
+                        }
+                        assert!(conflicts < 50, "writer {writer} never won");
+                    }
+                })
+            })
+            .collect();
+        for handle in handles {
+            handle.join().unwrap();
+        }
+    });
+    let loaded = server.catalog().load_table("nyc", "rides").unwrap();
+    assert_eq!(loaded.metadata.last_column_id(), 2 + WRITERS);
+    let schema = loaded.metadata.current_schema();
+    for writer in 0..WRITERS {
+        assert!(
+            schema.field_by_name(&format!("w{writer}")).is_some(),
+            "{schema:?}"
+        );
+    }
+}

@@ -75,3 +75,18 @@ fn a_uri_without_a_catalog_is_a_bad_response() {
         "{message}"
     );
 }
+
+#[test]
+fn header_properties_are_sent_with_every_request() {
+    // rustberg also takes its API key as `X-API-Key`: with that header and no token, every call
+    // is authenticated.
+    let server = Rustberg::start();
+    let mut settings = server.settings();
+    settings.token = None;
+    settings
+        .properties
+        .insert("header.X-API-Key".into(), crate::server::TOKEN.into());
+    let catalog = RestCatalog::connect(settings).unwrap_or_else(|error| panic!("{error}"));
+    crate::common::table(&catalog, "nyc", "rides");
+    assert!(catalog.table_exists("nyc", "rides").unwrap());
+}

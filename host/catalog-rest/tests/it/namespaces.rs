@@ -51,3 +51,16 @@ fn listing_the_tables_of_a_missing_namespace_is_not_found() {
     );
     assert!(message.contains(&server.uri), "{message}");
 }
+
+#[test]
+fn a_listing_follows_every_page() {
+    // rustberg answers 100 namespaces a page.
+    let server = Rustberg::start();
+    let catalog = server.catalog();
+    let mut expected: Vec<String> = (0..205).map(|i| format!("ns{i:03}")).collect();
+    for name in &expected {
+        catalog.create_namespace(name, &BTreeMap::new()).unwrap();
+    }
+    expected.sort();
+    assert_eq!(catalog.list_namespaces().unwrap(), expected);
+}
