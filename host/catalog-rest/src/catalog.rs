@@ -2,13 +2,14 @@
 //! pages).
 
 use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
 
 use iceberg::spec::TableMetadata;
 use iceberg::{TableRequirement, TableUpdate};
 use reqwest::Method;
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::http::{Answer, Effect, Http, Op, display_uri, encode_segment};
 use crate::model::{
     CommitTableRequest, ConfigResponse, CreateNamespaceRequest, CreateTable, CreateTableRequest,
@@ -19,6 +20,9 @@ use crate::settings::RestSettings;
 
 /// The most pages a listing follows (a catalog that hands out tokens forever is broken).
 const MAX_PAGES: usize = 10_000;
+/// How often a commit is sent again, with the same `Idempotency-Key`, when its outcome is
+/// unknown, and the pause before each resend.
+const COMMIT_RESENDS: [Duration; 2] = [Duration::from_millis(200), Duration::from_millis(1000)];
 
 /// A table as the catalog holds it.
 #[derive(Debug, Clone)]
@@ -40,6 +44,8 @@ pub struct RestCatalog {
     base: String,
     properties: BTreeMap<String, String>,
     endpoints: Option<HashSet<String>>,
+    /// Whether the catalog honours `Idempotency-Key` (its config has `idempotency-key-lifetime`).
+    idempotent_commits: bool,
 }
 
 impl std::fmt::Debug for RestCatalog {
@@ -118,6 +124,7 @@ impl RestCatalog {
             base,
             properties,
             endpoints: config.endpoints.map(|list| list.into_iter().collect()),
+            idempotent_commits: config.idempotency_key_lifetime.is_some(),
         })
     }
 
@@ -245,6 +252,11 @@ impl RestCatalog {
     /// [`ErrorKind::Conflict`](crate::ErrorKind) (retryable: reload, re-apply, commit again); a
     /// 5xx or a connection lost after sending is
     /// [`ErrorKind::CommitStateUnknown`](crate::ErrorKind) (not retryable as is).
+    ///
+    /// When the catalog honours idempotency keys (`idempotency-key-lifetime` in its config), the
+    /// commit carries a fresh `Idempotency-Key`, and an unknown outcome (or an unreachable
+    /// catalog) is resolved by sending the same request with the same key again, twice at most:
+    /// the catalog applies it once and answers a resend with the first outcome.
     pub fn commit_table(
         &self,
         namespace: &str,
@@ -259,13 +271,43 @@ impl RestCatalog {
             updates,
         })
         .map_err(|error| self.unencodable(&op, &error))?;
-        let answer = self.send(
-            &op,
-            Method::POST,
-            &self.table_url(namespace, table),
-            Some(&body),
-        )?;
-        let mut loaded = self.loaded(&op, answer)?;
+        let url = self.table_url(namespace, table);
+        let key = self
+            .idempotent_commits
+            .then(|| uuid::Uuid::now_v7().to_string());
+        let mut resends = COMMIT_RESENDS.iter();
+        // Once an attempt may have been applied, a later "unreachable" must not read as "never
+        // sent": the caller would apply the change a second time.
+        let mut unknown: Option<Error> = None;
+        let mut loaded = loop {
+            let outcome = self
+                .http
+                .send_keyed(&op, Method::POST, &url, &[], Some(&body), key.as_deref())
+                .and_then(|answer| self.loaded(&op, answer));
+            let error = match outcome {
+                Err(error)
+                    if key.is_some()
+                        && matches!(
+                            error.kind(),
+                            ErrorKind::CommitStateUnknown | ErrorKind::Unreachable
+                        ) =>
+                {
+                    error
+                }
+                outcome => break outcome?,
+            };
+            let error = match (error.kind(), unknown.take()) {
+                (ErrorKind::CommitStateUnknown, _) | (_, None) => error,
+                (_, Some(earlier)) => earlier,
+            };
+            let Some(pause) = resends.next() else {
+                return Err(error);
+            };
+            if error.kind() == ErrorKind::CommitStateUnknown {
+                unknown = Some(error);
+            }
+            std::thread::sleep(*pause);
+        };
         // A commit response has no config: keep none rather than guess.
         loaded.config.clear();
         Ok(loaded)

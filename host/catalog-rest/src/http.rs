@@ -225,6 +225,19 @@ impl Http {
         query: &[(&str, &str)],
         body: Option<&Value>,
     ) -> Result<Answer> {
+        self.send_keyed(op, method, url, query, body, None)
+    }
+
+    /// [`send`](Self::send) with an `Idempotency-Key` header when `key` is set.
+    pub fn send_keyed(
+        &self,
+        op: &Op,
+        method: Method,
+        url: &str,
+        query: &[(&str, &str)],
+        body: Option<&Value>,
+        key: Option<&str>,
+    ) -> Result<Answer> {
         let mut retried = false;
         loop {
             let mut request = self
@@ -236,6 +249,9 @@ impl Http {
             }
             if let Some(body) = body {
                 request = request.json(body);
+            }
+            if let Some(key) = key {
+                request = request.header("Idempotency-Key", key);
             }
             let (authorization, fresh) = self.authorization(op)?;
             if let Some(value) = authorization {

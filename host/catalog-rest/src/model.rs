@@ -44,6 +44,10 @@ pub(crate) struct ConfigResponse {
     /// from older catalogs.
     #[serde(default)]
     pub endpoints: Option<Vec<String>>,
+    /// How long the catalog remembers an `Idempotency-Key` (ISO 8601, e.g. `PT24H`); absent
+    /// when it does not honour them.
+    #[serde(default, rename = "idempotency-key-lifetime")]
+    pub idempotency_key_lifetime: Option<String>,
 }
 
 /// A config value as a string (the spec says strings; a number or a boolean is accepted).

@@ -7,6 +7,7 @@ use iceberg::spec::{NestedField, PrimitiveType, Schema, Type};
 use ldp_catalog_rest::{ErrorKind, TableRequirement, TableUpdate};
 
 use crate::common::{local_path, table};
+use crate::lossy_proxy::LossyProxy;
 use crate::server::Rustberg;
 
 fn set_property(key: &str, value: &str) -> TableUpdate {
@@ -204,4 +205,68 @@ fn racing_writers_each_commit_once_after_reloading() {
             "{schema:?}"
         );
     }
+}
+
+/// Connects through a [`LossyProxy`] that loses the answers to the first `lose` commits.
+fn through_lossy_proxy(
+    server: &Rustberg,
+    lose: usize,
+) -> (ldp_catalog_rest::RestCatalog, LossyProxy) {
+    let port = server.uri.rsplit(':').next().unwrap().parse().unwrap();
+    let proxy = LossyProxy::start(port, lose);
+    let mut settings = server.settings();
+    settings.uri = proxy.uri.clone();
+    let catalog = ldp_catalog_rest::RestCatalog::connect(settings).unwrap();
+    (catalog, proxy)
+}
+
+#[test]
+fn a_lost_commit_answer_is_resent_with_the_same_idempotency_key() {
+    // rustberg's config has idempotency-key-lifetime: it applies a keyed commit once and
+    // answers a resend with the first outcome.
+    let server = Rustberg::start();
+    let created = table(&server.catalog(), "nyc", "rides");
+    let (catalog, proxy) = through_lossy_proxy(&server, 1);
+    let requirements = [TableRequirement::CurrentSchemaIdMatch {
+        current_schema_id: created.metadata.current_schema_id(),
+    }];
+    let committed = catalog
+        .commit_table(
+            "nyc",
+            "rides",
+            &requirements,
+            &[set_property("ldp.run", "1")],
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(committed.metadata.properties()["ldp.run"], "1");
+    let keys = proxy.commit_keys.lock().unwrap().clone();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    assert!(!keys[0].is_empty() && keys[0] == keys[1], "{keys:?}");
+    // Applied once: one metadata file after the first.
+    let loaded = server.catalog().load_table("nyc", "rides").unwrap();
+    assert_eq!(loaded.metadata_location, committed.metadata_location);
+    assert_eq!(loaded.metadata.metadata_log().len(), 1);
+}
+
+#[test]
+fn answers_lost_every_time_leave_the_commit_state_unknown() {
+    let server = Rustberg::start();
+    table(&server.catalog(), "nyc", "rides");
+    let (catalog, proxy) = through_lossy_proxy(&server, usize::MAX);
+    let error = catalog
+        .commit_table("nyc", "rides", &[], &[set_property("ldp.run", "1")])
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::CommitStateUnknown, "{error}");
+    assert!(!error.is_retryable());
+    let message = error.to_string();
+    assert!(message.starts_with(&format!("commit to Iceberg table nyc.rides in the Iceberg REST catalog 'lake' at {} has an unknown outcome", proxy.uri)), "{message}");
+    assert!(
+        message.ends_with("look for the commit's snapshot before retrying"),
+        "{message}"
+    );
+    assert_eq!(proxy.commit_keys.lock().unwrap().len(), 3);
+    // It was applied, once.
+    let loaded = server.catalog().load_table("nyc", "rides").unwrap();
+    assert_eq!(loaded.metadata.properties()["ldp.run"], "1");
+    assert_eq!(loaded.metadata.metadata_log().len(), 1);
 }

@@ -6,6 +6,7 @@ mod auth;
 mod commits;
 mod common;
 mod config;
+mod lossy_proxy;
 mod namespaces;
 mod pyiceberg;
 mod server;
