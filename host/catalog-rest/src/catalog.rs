@@ -469,3 +469,15 @@ fn table_op(verb: &str, effect: Effect, namespace: &str, table: &str) -> Op {
         Some(table),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_catalog_can_be_shared_between_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<RestCatalog>();
+        shareable::<crate::Error>();
+    }
+}

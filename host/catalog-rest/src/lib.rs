@@ -51,6 +51,8 @@
 //! * The client is blocking (reqwest's blocking client, which runs a runtime on a thread of its
 //!   own): do not call it from inside an async task.
 
+#![warn(missing_docs)]
+
 mod catalog;
 mod error;
 mod http;
