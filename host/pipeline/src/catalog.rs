@@ -133,19 +133,58 @@ fn resolve_sql(spec: &CatalogSpec, context: &PathContext) -> Result<ResolvedCata
     })
 }
 
-/// The password of a `sql` catalog on PostgreSQL: the value of the variable its `password_env`
-/// names (none without the key; a named variable that is not set is an error).
-fn password_from_env(spec: &CatalogSpec) -> Result<Option<String>> {
-    let Some(variable) = spec.password_env.as_deref().filter(|v| !v.is_empty()) else {
+/// The client settings of a `rest` catalog block: `uri`, `warehouse` (passed verbatim), `name`
+/// (else `rest`), the token from the variable `token_env` names, OAuth2 client credentials
+/// (`client_id:client_secret`) from the one `credential_env` names, and `properties` with
+/// `properties_env` (property → variable) read over them.
+///
+/// # Errors
+///
+/// [`Error::Config`] for a secret written in the block or a named variable that is not set.
+pub fn rest_settings(spec: &CatalogSpec) -> Result<ldp_catalog_rest::RestSettings> {
+    ldp_config::secrets::check_catalog_secrets(&spec.raw)
+        .map_err(|message| ConfigError::Catalog { message })?;
+    let mut settings = ldp_catalog_rest::RestSettings::new(
+        spec.uri.clone().unwrap_or_default(),
+        spec.catalog_name(),
+    );
+    settings.warehouse = spec.warehouse.clone();
+    settings.token = env_value("token_env", spec.token_env.as_deref())?;
+    settings.credential = env_value("credential_env", spec.credential_env.as_deref())?
+        .map(|value| ldp_catalog_rest::parse_credential(&value));
+    for (key, value) in &spec.properties {
+        let value = match value {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        settings.properties.insert(key.clone(), value);
+    }
+    for (key, variable) in &spec.properties_env {
+        if let Some(value) = env_value(&format!("properties_env.{key}"), Some(variable))? {
+            settings.properties.insert(key.clone(), value);
+        }
+    }
+    Ok(settings)
+}
+
+/// The value of the variable the catalog key `key` names (none without the key).
+fn env_value(key: &str, variable: Option<&str>) -> Result<Option<String>> {
+    let Some(variable) = variable.filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
     match std::env::var(variable) {
-        Ok(password) if !password.is_empty() => Ok(Some(password)),
+        Ok(value) if !value.is_empty() => Ok(Some(value)),
         _ => Err(ConfigError::Catalog {
             message: format!(
-                "catalog spec key 'password_env' names environment variable '{variable}', which is not set; set it to the database password"
+                "catalog spec key '{key}' names environment variable '{variable}', which is not set"
             ),
         }
         .into()),
     }
+}
+
+/// The password of a `sql` catalog on PostgreSQL: the value of the variable its `password_env`
+/// names (none without the key; a named variable that is not set is an error).
+fn password_from_env(spec: &CatalogSpec) -> Result<Option<String>> {
+    env_value("password_env", spec.password_env.as_deref())
 }

@@ -116,6 +116,9 @@ pub enum Error {
     /// The table layer failed.
     #[error(transparent)]
     Table(#[from] ldp_table::Error),
+    /// A REST catalog failed (unreachable, refused the token, rejected a request).
+    #[error(transparent)]
+    Rest(#[from] ldp_catalog_rest::Error),
     /// The run was interrupted (Ctrl-C) before it committed; nothing was written.
     #[error("interrupted")]
     Interrupted,
@@ -181,8 +184,12 @@ impl Error {
                 ErrorKind::NotFound
             }
             Error::Table(e) if e.kind() == ldp_table::ErrorKind::NotFound => ErrorKind::NotFound,
+            Error::Rest(e) if e.kind() == ldp_catalog_rest::ErrorKind::NotFound => {
+                ErrorKind::NotFound
+            }
             Error::Catalog(_)
             | Error::Table(_)
+            | Error::Rest(_)
             | Error::Lock { .. }
             | Error::PublishExhausted { .. }
             | Error::SearchExhausted { .. } => ErrorKind::Write,
@@ -231,6 +238,7 @@ impl Error {
         match self {
             Error::Table(e) => e.is_retryable(),
             Error::Catalog(e) => e.is_retryable(),
+            Error::Rest(e) => e.is_retryable(),
             Error::PublishExhausted { .. } => true,
             _ => false,
         }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use ldp_catalog_rest::{ErrorKind, RestCatalog, RestSettings};
 
+use crate::server::Clients as _;
 use crate::server::{Rustberg, TOKEN, WRONG_TOKEN, free_port};
 use crate::token_endpoint::TokenEndpoint;
 

@@ -8,6 +8,7 @@ use ldp_catalog_rest::{ErrorKind, TableRequirement, TableUpdate};
 
 use crate::common::{local_path, table};
 use crate::lossy_proxy::LossyProxy;
+use crate::server::Clients as _;
 use crate::server::Rustberg;
 
 fn set_property(key: &str, value: &str) -> TableUpdate {

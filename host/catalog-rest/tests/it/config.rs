@@ -2,6 +2,7 @@
 
 use ldp_catalog_rest::{ErrorKind, RestCatalog, RestSettings};
 
+use crate::server::Clients as _;
 use crate::server::Rustberg;
 
 #[test]

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use ldp_catalog_rest::ErrorKind;
 
+use crate::server::Clients as _;
 use crate::server::Rustberg;
 
 #[test]

@@ -16,6 +16,7 @@ use ldp_catalog_rest::{ErrorKind, TableRequirement, TableUpdate};
 use serde_json::Value;
 
 use crate::common::{local_path, table};
+use crate::server::Clients as _;
 use crate::server::{Rustberg, TOKEN};
 
 const SETUP: &str =

@@ -1,220 +1,27 @@
-//! A throwaway third-party Iceberg REST catalog per test: [rustberg](https://crates.io/crates/rustberg)
-//! (a single Rust binary; its catalog is an embedded redb file, its warehouse a local folder).
-//!
-//! The binary is `$LDP_TEST_RUSTBERG`, else `/var/tmp/ldp-tools/bin/rustberg`, else `rustberg` on
-//! `PATH`; without it the test fails (it never skips) and names the install command
-//! ([`INSTALL`], which `scripts/test` runs when it is missing).
-//!
-//! Each server listens on 127.0.0.1 on a free port, with API-key authentication: [`TOKEN`] is the
-//! one key, an admin, sent as `Authorization: Bearer`. A small shell runs it and stops it (TERM,
-//! then KILL after 5 s) when its standard input closes: when the [`Rustberg`] is dropped, or when
-//! the test process ends in any way.
+//! The third-party server the tests run (`ldp_test_servers::rustberg`), and clients of it.
 
-use std::io::Read;
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ldp_catalog_rest::{RestCatalog, RestSettings};
+pub use ldp_test_servers::rustberg::{Rustberg, TOKEN, WRONG_TOKEN, free_port};
 
-/// The admin API key the server accepts.
-pub const TOKEN: &str = "rb_ldpTestKey0123456789abcdefghijklmnopqrstuvwxyzAB";
-/// A well-formed key the server does not know.
-pub const WRONG_TOKEN: &str = "rb_ldpWrongKey123456789abcdefghijklmnopqrstuvwxyzAB";
-/// The command that installs the server where the tests look first.
-pub const INSTALL: &str = "CARGO_BUILD_JOBS=1 cargo install --locked rustberg@0.3.0 \
-                           --no-default-features --features cli --root /var/tmp/ldp-tools";
-/// How long the server may take to answer its first request.
-const START_TIMEOUT: Duration = Duration::from_secs(30);
-/// The variable the server reads its key from.
-const KEY_ENV: &str = "LDP_TEST_RUSTBERG_KEY";
-
-/// Runs the server, stops it when standard input closes (TERM, KILL after 5 s).
-const WATCHDOG: &str = r#"
-"$@" </dev/null >"$LDP_RB_LOG" 2>&1 &
-rb=$!
-cat >/dev/null
-kill -TERM "$rb" 2>/dev/null
-i=0
-while kill -0 "$rb" 2>/dev/null && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL "$rb" 2>/dev/null
-wait "$rb" 2>/dev/null
-exit 0
-"#;
-
-/// The rustberg binary.
-fn binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("LDP_TEST_RUSTBERG").map(PathBuf::from) {
-        assert!(
-            path.is_file(),
-            "LDP_TEST_RUSTBERG={} is not a file; install rustberg with: {INSTALL}",
-            path.display()
-        );
-        return path;
-    }
-    let cached = PathBuf::from("/var/tmp/ldp-tools/bin/rustberg");
-    if cached.is_file() {
-        return cached;
-    }
-    std::env::var_os("PATH")
-        .iter()
-        .flat_map(std::env::split_paths)
-        .map(|dir| dir.join("rustberg"))
-        .find(|path| path.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "the third-party Iceberg REST catalog the tests run, rustberg, is not installed \
-                 (looked at $LDP_TEST_RUSTBERG, /var/tmp/ldp-tools/bin, PATH); install it with: {INSTALL}"
-            )
-        })
-}
-
-/// A running server; dropping it stops the server and removes its folder.
-pub struct Rustberg {
-    /// `http://127.0.0.1:<port>`.
-    pub uri: String,
-    /// Where the server keeps its tables (`file://` of it is the warehouse).
-    pub warehouse: PathBuf,
-    dir: tempfile::TempDir,
-    watchdog: Option<(Child, ChildStdin)>,
-}
-
-impl Rustberg {
-    /// Starts a server (on another free port if the first one is taken meanwhile).
-    pub fn start() -> Rustberg {
-        let mut failures = Vec::new();
-        for _ in 0..3 {
-            match Rustberg::try_start() {
-                Ok(server) => return server,
-                Err(failure) => failures.push(failure),
-            }
-        }
-        panic!("rustberg did not start:\n{}", failures.join("\n---\n"));
-    }
-
-    fn try_start() -> Result<Rustberg, String> {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let port = free_port();
-        let warehouse = dir.path().join("warehouse");
-        std::fs::create_dir_all(&warehouse).expect("the warehouse folder");
-        std::fs::create_dir_all(dir.path().join("catalog")).expect("the catalog folder");
-        let config = dir.path().join("rustberg.toml");
-        std::fs::write(&config, config_file(dir.path(), port)).expect("the config file");
-        let log = dir.path().join("rustberg.log");
-        let mut child = Command::new("sh")
-            .args(["-c", WATCHDOG, "sh"])
-            .arg(binary())
-            .arg("--config")
-            .arg(&config)
-            .arg("--insecure-http")
-            .env("LDP_RB_LOG", &log)
-            .env(KEY_ENV, TOKEN)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|error| panic!("cannot run sh: {error}"));
-        let stdin = child.stdin.take().expect("piped stdin");
-        let server = Rustberg {
-            uri: format!("http://127.0.0.1:{port}"),
-            warehouse,
-            dir,
-            watchdog: Some((child, stdin)),
-        };
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            match RestCatalog::connect(server.settings()) {
-                Ok(_) => return Ok(server),
-                Err(error) if Instant::now() > deadline => {
-                    return Err(format!("{error}\nserver log:\n{}", server.log()));
-                }
-                Err(_) => std::thread::sleep(Duration::from_millis(100)),
-            }
-        }
-    }
-
+/// Clients of a running server.
+pub trait Clients {
     /// Settings with the admin token, named `lake`.
-    pub fn settings(&self) -> RestSettings {
+    fn settings(&self) -> RestSettings;
+    /// A client with the admin token.
+    fn catalog(&self) -> RestCatalog;
+}
+
+impl Clients for Rustberg {
+    fn settings(&self) -> RestSettings {
         let mut settings = RestSettings::new(&self.uri, "lake");
         settings.token = Some(TOKEN.to_string());
         settings.timeout = Duration::from_secs(20);
         settings
     }
 
-    /// A client with the admin token.
-    pub fn catalog(&self) -> RestCatalog {
+    fn catalog(&self) -> RestCatalog {
         RestCatalog::connect(self.settings()).unwrap_or_else(|error| panic!("{error}"))
     }
-
-    /// The server's log so far.
-    pub fn log(&self) -> String {
-        let mut text = String::new();
-        if let Ok(mut file) = std::fs::File::open(self.dir.path().join("rustberg.log")) {
-            let _ = file.read_to_string(&mut text);
-        }
-        text
-    }
-}
-
-impl Drop for Rustberg {
-    fn drop(&mut self) {
-        let Some((mut child, stdin)) = self.watchdog.take() else {
-            return;
-        };
-        drop(stdin);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-}
-
-/// A port nothing listens on now.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free loopback port")
-        .port()
-}
-
-/// The server's configuration: loopback, one admin API key from [`KEY_ENV`], a redb catalog
-/// and a folder warehouse under `dir`, no rate limit, no audit trail.
-fn config_file(dir: &Path, port: u16) -> String {
-    let dir = dir.display();
-    format!(
-        r#"[server]
-host = "127.0.0.1"
-port = {port}
-
-[server.auth]
-api_key_enabled = true
-
-[[server.auth.api_keys]]
-name = "ldp-test"
-tenant = "default"
-roles = ["admin"]
-key_env = "{KEY_ENV}"
-
-[storage]
-catalog_url = "file://{dir}/catalog"
-warehouse_location = "file://{dir}/warehouse"
-
-[rate_limit]
-enabled = false
-track_auth_failures = false
-
-[audit]
-sink = "none"
-
-[logging]
-level = "warn"
-"#
-    )
 }

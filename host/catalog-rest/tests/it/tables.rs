@@ -6,6 +6,7 @@ use iceberg::spec::{Transform, UnboundPartitionSpec};
 use ldp_catalog_rest::{CreateTable, ErrorKind};
 
 use crate::common::{local_path, schema, table};
+use crate::server::Clients as _;
 use crate::server::Rustberg;
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use ldp_catalog::Mode;
 use ldp_config::paths::PathContext;
-use ldp_config::{CatalogSpec, ConfigError};
+use ldp_config::{CatalogSpec, CatalogType, ConfigError};
 use ldp_pipeline::ResolvedCatalog;
 use serde_json::{Value, json};
 
@@ -15,7 +15,10 @@ use crate::args::CatalogTestArgs;
 /// What the test found.
 struct Found {
     spec: CatalogSpec,
-    catalog: ResolvedCatalog,
+    /// The catalog: its file or URI (without password).
+    address: String,
+    catalog_name: String,
+    namespace: String,
     namespaces: Vec<String>,
     tables: Vec<String>,
 }
@@ -23,25 +26,9 @@ struct Found {
 /// Runs `ldp catalog test`.
 pub fn test(args: &CatalogTestArgs) -> anyhow::Result<u8> {
     let spec = read_spec(&args.spec)?;
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let context = PathContext::new(args.spec.parent(), &cwd);
-    let catalog = ResolvedCatalog::resolve(&spec, &context)?;
-    let opened = catalog.open(Mode::ReadOnly)?;
-    let namespaces = opened.list_namespaces(None)?;
-    let tables = if namespaces.contains(&catalog.namespace) {
-        opened
-            .list_tables(&catalog.namespace)?
-            .into_iter()
-            .map(|t| ldp_catalog::qualified(&catalog.namespace, &t))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let found = Found {
-        spec,
-        catalog,
-        namespaces,
-        tables,
+    let found = match spec.effective_type() {
+        CatalogType::Rest => test_rest(spec)?,
+        _ => test_sql(spec, &args.spec)?,
     };
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -50,6 +37,53 @@ pub fn test(args: &CatalogTestArgs) -> anyhow::Result<u8> {
         write!(stdout, "{}", found.text())?;
     }
     Ok(0)
+}
+
+/// Lists a SQLite or PostgreSQL catalog, read-only.
+fn test_sql(spec: CatalogSpec, file: &Path) -> anyhow::Result<Found> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let context = PathContext::new(file.parent(), &cwd);
+    let catalog = ResolvedCatalog::resolve(&spec, &context)?;
+    let opened = catalog.open(Mode::ReadOnly)?;
+    let namespaces = opened.list_namespaces(None)?;
+    let tables = if namespaces.contains(&catalog.namespace) {
+        opened.list_tables(&catalog.namespace)?
+    } else {
+        Vec::new()
+    };
+    Ok(Found::new(
+        spec,
+        catalog.address.to_string(),
+        catalog.catalog_name,
+        catalog.namespace,
+        namespaces,
+        tables,
+    ))
+}
+
+/// Lists a REST catalog through its server.
+fn test_rest(spec: CatalogSpec) -> anyhow::Result<Found> {
+    let settings = ldp_pipeline::catalog::rest_settings(&spec)?;
+    let address = ldp_config::secrets::redact_uri(&settings.uri);
+    let catalog_name = settings.name.clone();
+    let namespace = spec.table_namespace().unwrap_or_default().to_string();
+    let rest =
+        ldp_catalog_rest::RestCatalog::connect(settings).map_err(ldp_pipeline::Error::from)?;
+    let namespaces = rest.list_namespaces().map_err(ldp_pipeline::Error::from)?;
+    let tables = if namespaces.contains(&namespace) {
+        rest.list_tables(&namespace)
+            .map_err(ldp_pipeline::Error::from)?
+    } else {
+        Vec::new()
+    };
+    Ok(Found::new(
+        spec,
+        address,
+        catalog_name,
+        namespace,
+        namespaces,
+        tables,
+    ))
 }
 
 /// The catalog block of SPEC: the file itself, or a config's target catalog, else its source's.
@@ -84,6 +118,30 @@ fn read_spec(path: &Path) -> anyhow::Result<CatalogSpec> {
 }
 
 impl Found {
+    fn new(
+        spec: CatalogSpec,
+        address: String,
+        catalog_name: String,
+        namespace: String,
+        mut namespaces: Vec<String>,
+        tables: Vec<String>,
+    ) -> Found {
+        namespaces.sort();
+        let mut tables: Vec<String> = tables
+            .iter()
+            .map(|t| ldp_catalog::qualified(&namespace, t))
+            .collect();
+        tables.sort();
+        Found {
+            spec,
+            address,
+            catalog_name,
+            namespace,
+            namespaces,
+            tables,
+        }
+    }
+
     fn redacted_spec(&self) -> Value {
         ldp_config::secrets::redact(&Value::Object(self.spec.raw.clone()))
     }
@@ -95,12 +153,12 @@ impl Found {
             "catalog type: {}\nspec: {}\ncatalog name: {}\nnamespaces {}\n",
             self.spec.effective_type(),
             ldp_config::python_json_sorted(&self.redacted_spec()),
-            self.catalog.catalog_name,
+            self.catalog_name,
             list(&self.namespaces).trim_end(),
         );
         out.push_str(&format!(
             "tables in {} {}\n",
-            self.catalog.namespace,
+            self.namespace,
             list(&self.tables).trim_end()
         ));
         out.push_str("ok\n");
@@ -111,10 +169,10 @@ impl Found {
         json!({
             "catalog_type": self.spec.effective_type().as_str(),
             "spec": self.redacted_spec(),
-            "catalog": self.catalog.address.to_string(),
-            "catalog_name": self.catalog.catalog_name,
+            "catalog": self.address,
+            "catalog_name": self.catalog_name,
             "namespaces": self.namespaces,
-            "namespace": self.catalog.namespace,
+            "namespace": self.namespace,
             "tables": self.tables,
             "ok": true,
         })

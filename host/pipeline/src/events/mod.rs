@@ -264,7 +264,8 @@ pub(crate) fn error_type(error: &Error) -> &'static str {
             "CommitConflict"
         }
         Error::Table(e) if e.kind() == ldp_table::ErrorKind::EmptyInput => "ValueError",
-        Error::Catalog(_) | Error::Table(_) | Error::Lock { .. } => "CatalogError",
+        Error::Rest(e) if e.kind() == ldp_catalog_rest::ErrorKind::Conflict => "CommitConflict",
+        Error::Catalog(_) | Error::Table(_) | Error::Rest(_) | Error::Lock { .. } => "CatalogError",
     }
 }
 
