@@ -27,7 +27,9 @@ pub(crate) fn check(token: Option<&str>, headers: &HeaderMap) -> Result<()> {
         .map(|(_, token)| token.trim());
     match presented {
         Some(token) if same(token.as_bytes(), expected.as_bytes()) => Ok(()),
-        Some(_) => Err(unauthorized("the bearer token is not valid for this catalog")),
+        Some(_) => Err(unauthorized(
+            "the bearer token is not valid for this catalog",
+        )),
         None => Err(unauthorized(
             "the Authorization header must be 'Bearer <token>'",
         )),
@@ -61,7 +63,12 @@ mod tests {
         assert!(check(None, &headers(None)).is_ok());
         assert!(check(Some("s3cr3t"), &headers(Some("Bearer s3cr3t"))).is_ok());
         assert!(check(Some("s3cr3t"), &headers(Some("bearer s3cr3t"))).is_ok());
-        for wrong in [None, Some("Bearer nope"), Some("Basic s3cr3t"), Some("s3cr3t")] {
+        for wrong in [
+            None,
+            Some("Bearer nope"),
+            Some("Basic s3cr3t"),
+            Some("s3cr3t"),
+        ] {
             let e = check(Some("s3cr3t"), &headers(wrong)).unwrap_err();
             assert_eq!(e.kind(), ErrorKind::Unauthorized, "{wrong:?}");
         }

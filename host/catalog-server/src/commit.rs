@@ -96,14 +96,15 @@ fn apply(
     request: CommitTableRequest,
 ) -> Result<(String, std::sync::Arc<str>)> {
     let table = served.with(|c| {
-        ldp_table::apply_commit(c, namespace, name, &request.requirements, request.updates)
-            .map_err(|e| {
+        ldp_table::apply_commit(c, namespace, name, &request.requirements, request.updates).map_err(
+            |e| {
                 if e.is_retryable() {
                     Error::commit_failed(e.to_string())
                 } else {
                     Error::from(e)
                 }
-            })
+            },
+        )
     })?;
     let metadata = table_metadata(state, &table)?;
     Ok((table.metadata_location().to_string(), metadata))

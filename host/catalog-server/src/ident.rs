@@ -91,7 +91,10 @@ mod tests {
     fn one_level_namespaces_only() {
         assert_eq!(namespace_of_segment("nyc").unwrap(), "nyc");
         let nested = namespace_of_segment("a\u{1f}b").unwrap_err();
-        assert!(nested.to_string().contains("nested namespace a.b"), "{nested}");
+        assert!(
+            nested.to_string().contains("nested namespace a.b"),
+            "{nested}"
+        );
         assert!(namespace_of_segment("a.b").is_err());
         assert!(namespace_of_segment("").is_err());
         assert!(one_level(&[]).is_err());
@@ -100,8 +103,14 @@ mod tests {
     #[test]
     fn query_params() {
         let q = Some("warehouse=my+lake&parent=a%1Fb&x");
-        assert_eq!(query_param(q, "warehouse").unwrap().as_deref(), Some("my lake"));
-        assert_eq!(query_param(q, "parent").unwrap().as_deref(), Some("a\u{1f}b"));
+        assert_eq!(
+            query_param(q, "warehouse").unwrap().as_deref(),
+            Some("my lake")
+        );
+        assert_eq!(
+            query_param(q, "parent").unwrap().as_deref(),
+            Some("a\u{1f}b")
+        );
         assert_eq!(query_param(q, "x").unwrap().as_deref(), Some(""));
         assert_eq!(query_param(q, "y").unwrap(), None);
         assert_eq!(query_param(None, "y").unwrap(), None);

@@ -89,10 +89,7 @@ pub(crate) fn update_properties(served: &Served, namespace: &str, body: &Bytes) 
         return Err(Error::request(
             ErrorKind::Unprocessable,
             "UnprocessableEntityException",
-            format!(
-                "properties {} are both removed and set",
-                both.join(", ")
-            ),
+            format!("properties {} are both removed and set", both.join(", ")),
         ));
     }
     let done = served.with(|c| {

@@ -31,7 +31,11 @@ impl Served {
     /// Opens `catalog` once, to fail at startup rather than on the first request: read-only
     /// catalogs must exist; writable ones are created (file and catalog tables) when missing.
     pub(crate) fn open(catalog: &ServedCatalog, read_only: bool) -> Result<Served> {
-        let mode = if read_only { Mode::ReadOnly } else { Mode::Create };
+        let mode = if read_only {
+            Mode::ReadOnly
+        } else {
+            Mode::Create
+        };
         let first = Catalog::connect(&catalog.address, &catalog.name, mode).map_err(|source| {
             Error::OpenCatalog {
                 name: catalog.name.clone(),

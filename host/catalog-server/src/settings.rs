@@ -156,7 +156,10 @@ mod tests {
         assert!(settings("127.0.0.1:0", &[]).validate().is_err());
         assert!(settings("127.0.0.1:0", &["a", "a"]).validate().is_err());
         for bad in ["", "a/b", "a b", "namespaces", "v1", "é"] {
-            assert!(settings("127.0.0.1:0", &[bad]).validate().is_err(), "{bad:?}");
+            assert!(
+                settings("127.0.0.1:0", &[bad]).validate().is_err(),
+                "{bad:?}"
+            );
         }
         let mut relative = settings("127.0.0.1:0", &["lake"]);
         relative.catalogs[0].warehouse = "warehouse".into();

@@ -63,7 +63,12 @@ pub(crate) fn list(served: &Served, namespace: &str) -> Result<Reply> {
 /// `POST …/namespaces/{ns}/tables`: creates a table (at `location`, else
 /// `<warehouse>/<ns>/<name>`); 404 without the namespace, 409 when the table exists, 406 for a
 /// staged create.
-pub(crate) fn create(state: &State, served: &Served, namespace: &str, body: &Bytes) -> Result<Reply> {
+pub(crate) fn create(
+    state: &State,
+    served: &Served,
+    namespace: &str,
+    body: &Bytes,
+) -> Result<Reply> {
     let request: CreateTableRequest = parse_body(body, "a CreateTableRequest")?;
     if request.stage_create {
         return Err(Error::unsupported(
@@ -88,12 +93,20 @@ pub(crate) fn create(state: &State, served: &Served, namespace: &str, body: &Byt
         )?)
     })?;
     let metadata = table_metadata(state, &table)?;
-    Ok(Reply::Json(load_result(table.metadata_location(), &metadata)))
+    Ok(Reply::Json(load_result(
+        table.metadata_location(),
+        &metadata,
+    )))
 }
 
 /// `POST …/namespaces/{ns}/register`: registers an existing metadata file as a new table
 /// (the file must be readable); `overwrite` is refused with 406.
-pub(crate) fn register(state: &State, served: &Served, namespace: &str, body: &Bytes) -> Result<Reply> {
+pub(crate) fn register(
+    state: &State,
+    served: &Served,
+    namespace: &str,
+    body: &Bytes,
+) -> Result<Reply> {
     let request: RegisterTableRequest = parse_body(body, "a RegisterTableRequest")?;
     if request.overwrite {
         return Err(Error::unsupported(
@@ -102,10 +115,18 @@ pub(crate) fn register(state: &State, served: &Served, namespace: &str, body: &B
     }
     let name = table_name(&request.name)?;
     let table = Table::from_metadata_location(namespace, &name, &request.metadata_location)
-        .map_err(|e| Error::bad_request(format!("cannot register {}: {e}", request.metadata_location)))?;
+        .map_err(|e| {
+            Error::bad_request(format!(
+                "cannot register {}: {e}",
+                request.metadata_location
+            ))
+        })?;
     served.with(|c| Ok(c.create_table(namespace, &name, &request.metadata_location)?))?;
     let metadata = table_metadata(state, &table)?;
-    Ok(Reply::Json(load_result(table.metadata_location(), &metadata)))
+    Ok(Reply::Json(load_result(
+        table.metadata_location(),
+        &metadata,
+    )))
 }
 
 /// `GET …/tables/{t}`: the table's metadata location, metadata and (empty) config.
@@ -135,9 +156,14 @@ pub(crate) fn exists(served: &Served, namespace: &str, name: &str) -> Result<Rep
 
 /// `DELETE …/tables/{t}`: removes the table from the catalog, its files stay; a purge is
 /// refused with 406 (nothing is dropped).
-pub(crate) fn drop(served: &Served, namespace: &str, name: &str, query: Option<&str>) -> Result<Reply> {
-    let purge = query_param(query, "purgeRequested")?
-        .is_some_and(|p| p.eq_ignore_ascii_case("true"));
+pub(crate) fn drop(
+    served: &Served,
+    namespace: &str,
+    name: &str,
+    query: Option<&str>,
+) -> Result<Reply> {
+    let purge =
+        query_param(query, "purgeRequested")?.is_some_and(|p| p.eq_ignore_ascii_case("true"));
     if purge {
         return Err(Error::unsupported(
             "purge is not supported: drop the table without purge, then delete its files",
@@ -155,6 +181,13 @@ pub(crate) fn rename(served: &Served, body: &Bytes) -> Result<Reply> {
     let to_ns = one_level(&request.destination.namespace)?;
     let from = table_name(&request.source.name)?;
     let to = table_name(&request.destination.name)?;
+    if (from_ns.as_str(), from.as_str()) == (to_ns.as_str(), to.as_str()) {
+        return Err(Error::request(
+            crate::error::ErrorKind::AlreadyExists,
+            "AlreadyExistsException",
+            format!("table {to_ns}.{to} already exists: it is the table to rename"),
+        ));
+    }
     served.with(|c| Ok(c.rename_table(&from_ns, &from, &to_ns, &to)?))?;
     Ok(Reply::NoContent)
 }
