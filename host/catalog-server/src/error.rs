@@ -228,3 +228,67 @@ fn catalog_status(error: &ldp_catalog::Error) -> (ErrorKind, &'static str) {
         _ => (ErrorKind::Internal, "InternalServerError"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn catalog_errors_map_to_statuses() {
+        let file = PathBuf::from("c.db");
+        let cases = [
+            (
+                ldp_catalog::Error::TableNotFound {
+                    file: file.clone(),
+                    table: "a.t".into(),
+                },
+                404,
+                "NoSuchTableException",
+            ),
+            (
+                ldp_catalog::Error::NamespaceNotEmpty {
+                    file: file.clone(),
+                    namespace: "a".into(),
+                    tables: 1,
+                },
+                409,
+                "NamespaceNotEmptyException",
+            ),
+            (
+                ldp_catalog::Error::CommitConflict {
+                    file: file.clone(),
+                    table: "a.t".into(),
+                    expected: "x".into(),
+                    actual: "y".into(),
+                },
+                409,
+                "CommitFailedException",
+            ),
+            (
+                ldp_catalog::Error::ReadOnly {
+                    file,
+                    operation: "drop".into(),
+                },
+                403,
+                "ForbiddenException",
+            ),
+        ];
+        for (error, status, error_type) in cases {
+            let json = Error::from(error).to_json();
+            assert_eq!(json["error"]["code"], status, "{json}");
+            assert_eq!(json["error"]["type"], error_type, "{json}");
+            assert!(json["error"]["message"].as_str().unwrap().contains("c.db"));
+        }
+    }
+
+    #[test]
+    fn startup_errors_are_500s_without_a_rest_type() {
+        let e = Error::InvalidSettings {
+            message: "no catalog".into(),
+        };
+        assert_eq!(e.kind(), ErrorKind::InvalidSettings);
+        assert_eq!(e.kind().status(), 500);
+        assert_eq!(e.error_type(), "InternalServerError");
+    }
+}
