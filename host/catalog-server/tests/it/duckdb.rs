@@ -1,5 +1,6 @@
 //! DuckDB's iceberg extension attaches the server (`ATTACH … (TYPE iceberg, ENDPOINT …)`),
-//! reads a table ldp wrote and inserts into it (a commit through the server).
+//! reads a table ldp wrote and inserts into it (a commit through the server); a read-only server
+//! without token is attached with `AUTHORIZATION_TYPE 'none'` and refuses DuckDB's insert.
 //!
 //! DuckDB downloads extensions from its own site, which this project's machines cannot reach;
 //! PyPI's `duckdb-ext-iceberg` ships DuckDB's signed build of the extension for DuckDB 1.4.4 (the
@@ -38,6 +39,15 @@ out = {
 }
 con.sql("INSERT INTO lake.nyc.rides VALUES (100, 'duck')")
 out["after_insert"] = con.sql("SELECT count(*), sum(id) FROM lake.nyc.rides").fetchone()
+
+# The read-only server, without token.
+con.sql(f"ATTACH 'lake' AS ro (TYPE iceberg, ENDPOINT '{args['read_only_uri']}', AUTHORIZATION_TYPE 'none')")
+out["read_only_rows"] = con.sql("SELECT count(*) FROM ro.nyc.rides").fetchone()
+try:
+    con.sql("INSERT INTO ro.nyc.rides VALUES (200, 'no')")
+    out["read_only_insert"] = "accepted"
+except Exception as e:
+    out["read_only_insert"] = str(e)
 print(json.dumps(out))
 "#;
 
@@ -74,17 +84,20 @@ fn duckdb_attaches_the_server_and_reads_an_ldp_table() {
         .commit(&catalog, &mut table)
         .unwrap();
 
-    let out = run_script(
-        &python,
-        ATTACH,
-        &json!({"uri": server.uri(), "token": "s3cr3t"}),
-    );
+    let mut read_only = lake.settings();
+    read_only.read_only = true;
+    let read_only = ldp_catalog_server::start(read_only).unwrap();
+    let args = json!({"uri": server.uri(), "token": "s3cr3t", "read_only_uri": read_only.uri()});
+    let out = run_script(&python, ATTACH, &args);
     assert_eq!(out["tables"], json!(["rides"]), "{out}");
     assert_eq!(out["rows"], json!([10, 55]), "{out}");
     // DuckDB's INSERT commits through the server: the catalog points at its snapshot. (ldp's
     // reader, iceberg-rust 0.10.1, cannot read the manifests DuckDB 1.4.4 writes: their
     // `schema` metadata is the manifest entry's own schema, in Avro's form; pyiceberg reads them.)
     assert_eq!(out["after_insert"], json!([11, 155]), "{out}");
+    assert_eq!(out["read_only_rows"], json!([11]), "{out}");
+    let refused = out["read_only_insert"].as_str().unwrap();
+    assert!(refused.contains("read-only"), "{refused}");
     let table = Table::load(&catalog, "nyc", "rides").unwrap();
     assert_eq!(table.snapshots().len(), 2);
     assert_eq!(
