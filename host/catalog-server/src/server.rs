@@ -121,7 +121,8 @@ pub fn serve(settings: ServeSettings) -> Result<()> {
 }
 
 /// Checks `settings`, opens every catalog once, binds `settings.listen` and serves on a
-/// thread of its own; returns once the address is bound.
+/// thread of its own; returns once the address is bound. Call it from synchronous code, not
+/// from inside an async runtime (the catalogs' PostgreSQL client blocks).
 ///
 /// # Errors
 ///
@@ -162,8 +163,12 @@ pub fn start(settings: ServeSettings) -> Result<RunningServer> {
     let thread = std::thread::Builder::new()
         .name("ldp-catalog-serve".into())
         .spawn(move || {
+            let kept = state.clone();
             runtime.block_on(accept(listener, state, receiver));
             runtime.shutdown_timeout(DRAIN);
+            // The last reference goes here, outside the runtime: closing a PostgreSQL
+            // connection blocks on the client's own runtime, which panics inside another one.
+            drop(kept);
         })
         .map_err(|source| Error::Runtime { source })?;
     tracing::info!(
