@@ -86,6 +86,24 @@ fn a_creation_makes_a_table_at_the_default_location() {
     assert_eq!(loaded.metadata_location(), table.metadata_location());
     assert_eq!(loaded.schema().as_struct(), table.schema().as_struct());
 
+    // The format version is upgraded by a commit.
+    let upgraded = apply_commit(
+        &w.catalog,
+        CATALOG,
+        "events",
+        &[],
+        vec![update(
+            json!({"action": "upgrade-format-version", "format-version": 2}),
+        )],
+    )
+    .unwrap();
+    assert_eq!(upgraded.metadata().format_version(), FormatVersion::V2);
+    let downgrade = vec![update(
+        json!({"action": "upgrade-format-version", "format-version": 1}),
+    )];
+    let e = apply_commit(&w.catalog, CATALOG, "events", &[], downgrade).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidRequest, "{e}");
+
     // Again: the table exists; nothing more is written.
     let again = TableCreation::builder()
         .name("events".to_string())
@@ -93,7 +111,7 @@ fn a_creation_makes_a_table_at_the_default_location() {
         .build();
     let e = create_table(&w.catalog, CATALOG, again, &warehouse).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::AlreadyExists);
-    assert_eq!(metadata_files(&table), 1);
+    assert_eq!(metadata_files(&table), 2);
 }
 
 #[test]
