@@ -1,7 +1,9 @@
 //! Commits: `POST …/tables/{t}` applies a table's requirements and updates with
 //! [`ldp_table::apply_commit`], whose compare-and-swap makes the requirement check and the
 //! pointer move one atomic step. A failed requirement, a lost race or a locked catalog is a 409
-//! `CommitFailedException` (the client reloads and retries) and changes nothing.
+//! `CommitFailedException` (the client reloads and retries) and changes nothing. A commit whose
+//! requirements hold `assert-create` on a table that does not exist completes a staged create
+//! ([`ldp_table::create_from_updates`]).
 //!
 //! `POST …/transactions/commit` is answered for one table (the same atomic commit); ldp's
 //! catalogs move one table's pointer at a time, so changes to several tables cannot be made
@@ -95,16 +97,30 @@ fn apply(
     name: &str,
     request: CommitTableRequest,
 ) -> Result<(String, std::sync::Arc<str>)> {
+    let creates = request
+        .requirements
+        .iter()
+        .any(|r| matches!(r, TableRequirement::NotExist));
     let table = served.with(|c| {
-        ldp_table::apply_commit(c, namespace, name, &request.requirements, request.updates).map_err(
-            |e| {
-                if e.is_retryable() {
-                    Error::commit_failed(e.to_string())
-                } else {
-                    Error::from(e)
-                }
-            },
-        )
+        let committed = if creates && !c.table_exists(namespace, name)? {
+            ldp_table::create_from_updates(
+                c,
+                namespace,
+                name,
+                &request.requirements,
+                request.updates,
+                &served.warehouse,
+            )
+        } else {
+            ldp_table::apply_commit(c, namespace, name, &request.requirements, request.updates)
+        };
+        committed.map_err(|e| {
+            if e.is_retryable() {
+                Error::commit_failed(e.to_string())
+            } else {
+                Error::from(e)
+            }
+        })
     })?;
     let metadata = table_metadata(state, &table)?;
     Ok((table.metadata_location().to_string(), metadata))

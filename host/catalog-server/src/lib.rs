@@ -4,10 +4,11 @@
 //!
 //! The server implements the catalog part of Apache Iceberg's REST spec
 //! (`open-api/rest-catalog-open-api.yaml`): `GET /v1/config`, namespaces (list, create, load,
-//! exists, drop when empty, update properties), tables (list, create, register, load, exists,
-//! drop without purge, rename) and table commits. A commit checks its requirements against the
-//! metadata the catalog's compare-and-swap starts from ([`ldp_table::apply_commit`]), so a lost
-//! race or a failed requirement is a 409 that changes nothing. Every error is the spec's
+//! exists, drop when empty, update properties), tables (list, create, staged create, register,
+//! load, exists, drop without purge, rename) and table commits. A commit checks its requirements
+//! against the metadata the catalog's compare-and-swap starts from
+//! ([`ldp_table::apply_commit`]), so a lost race or a failed requirement is a 409 that changes
+//! nothing. Every error is the spec's
 //! `{"error": {"message", "type", "code"}}`.
 //!
 //! Rules:
@@ -21,7 +22,7 @@
 //!   [`ServeSettings::allow_remote`];
 //! * clients read and write the data and metadata files themselves: the server hands out no
 //!   storage credentials (`config` is empty);
-//! * not served: staged creates, purge, multi-table transactions (406), views (none exist),
+//! * not served: purge, multi-table transactions (406), views (none exist),
 //!   server-side scan planning, OAuth token exchange.
 //!
 //! ```

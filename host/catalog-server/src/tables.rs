@@ -1,4 +1,4 @@
-//! Tables: list, create, register, load, exists, drop (without purge), rename; and the empty
+//! Tables: list, create (staged too), register, load, exists, drop (without purge), rename; and the empty
 //! view listing (ldp's catalogs hold no views).
 //!
 //! A loaded table is answered with its `metadata-location`, its full `metadata` (the metadata
@@ -61,8 +61,9 @@ pub(crate) fn list(served: &Served, namespace: &str) -> Result<Reply> {
 }
 
 /// `POST …/namespaces/{ns}/tables`: creates a table (at `location`, else
-/// `<warehouse>/<ns>/<name>`); 404 without the namespace, 409 when the table exists, 406 for a
-/// staged create.
+/// `<warehouse>/<ns>/<name>`); 404 without the namespace, 409 when the table exists. With
+/// `stage-create`, only answers the metadata (`metadata-location` null): the commit with
+/// `assert-create` creates the table.
 pub(crate) fn create(
     state: &State,
     served: &Served,
@@ -70,11 +71,7 @@ pub(crate) fn create(
     body: &Bytes,
 ) -> Result<Reply> {
     let request: CreateTableRequest = parse_body(body, "a CreateTableRequest")?;
-    if request.stage_create {
-        return Err(Error::unsupported(
-            "stage-create is not supported: create the table, then commit to it",
-        ));
-    }
+    let stage = request.stage_create;
     let creation = TableCreation {
         name: table_name(&request.name)?,
         location: request.location,
@@ -84,6 +81,21 @@ pub(crate) fn create(
         properties: request.properties,
         format_version: iceberg::spec::FormatVersion::V2,
     };
+    if stage {
+        let identifier = format!("{namespace}.{}", creation.name);
+        let metadata = served.with(|c| {
+            Ok(ldp_table::stage_table(
+                c,
+                namespace,
+                creation,
+                &served.warehouse,
+            )?)
+        })?;
+        let metadata = ldp_table::metadata_to_json(&identifier, &metadata)?;
+        return Ok(Reply::json(
+            &json!({"metadata-location": null, "metadata": metadata, "config": {}}),
+        ));
+    }
     let table = served.with(|c| {
         Ok(ldp_table::create_table(
             c,

@@ -6,9 +6,15 @@
 //! `<warehouse>/<namespace>/<name>`. The first metadata file is
 //! `<location>/metadata/00000-<uuid>.metadata.json`; it is deleted again when the catalog
 //! refuses the table (it exists, the namespace does not).
+//!
+//! A staged create ([`stage_table`]) only builds the metadata; the commit of the create
+//! transaction, with the `assert-create` requirement, makes the table from its updates
+//! ([`create_from_updates`]).
 
-use iceberg::TableCreation;
-use iceberg::spec::{FormatVersion, TableMetadata, TableMetadataBuilder};
+use std::collections::HashMap;
+
+use iceberg::spec::{FormatVersion, SortOrder, TableMetadata, TableMetadataBuilder};
+use iceberg::{TableCreation, TableRequirement, TableUpdate};
 use ldp_catalog::{Catalog, qualified};
 
 use crate::error::{Error, Result};
@@ -38,21 +44,26 @@ pub fn create_table(
     warehouse: &str,
 ) -> Result<Table> {
     let name = creation.name.clone();
+    let metadata = stage_table(catalog, namespace, creation, warehouse)?;
+    register_new(catalog, namespace, &name, metadata, false)
+}
+
+/// The metadata [`create_table`] would create, without writing or registering anything: the
+/// first step of a staged create (an Iceberg REST `stage-create`), which a commit with the
+/// `assert-create` requirement completes ([`create_from_updates`]).
+///
+/// # Errors
+///
+/// As [`create_table`], but nothing is written.
+pub fn stage_table(
+    catalog: &Catalog,
+    namespace: &str,
+    creation: TableCreation,
+    warehouse: &str,
+) -> Result<TableMetadata> {
+    let name = creation.name.clone();
     let identifier = qualified(namespace, &name);
-    if !catalog.namespace_exists(namespace)? {
-        return Err(ldp_catalog::Error::NamespaceNotFound {
-            file: catalog.file().to_path_buf(),
-            namespace: namespace.to_string(),
-        }
-        .into());
-    }
-    if catalog.table_exists(namespace, &name)? {
-        return Err(ldp_catalog::Error::TableExists {
-            file: catalog.file().to_path_buf(),
-            table: identifier,
-        }
-        .into());
-    }
+    must_be_new(catalog, namespace, &name)?;
     let location = match &creation.location {
         Some(location) => location_uri(&identifier, location)?,
         None => default_table_location(warehouse, namespace, &name)?,
@@ -62,7 +73,7 @@ pub fn create_table(
         None => creation.format_version,
         Some(version) => parse_format_version(&identifier, &version)?,
     };
-    let metadata = TableMetadataBuilder::from_table_creation(TableCreation {
+    Ok(TableMetadataBuilder::from_table_creation(TableCreation {
         location: Some(location),
         properties,
         format_version,
@@ -70,8 +81,120 @@ pub fn create_table(
     })
     .and_then(TableMetadataBuilder::build)
     .map_err(|e| Error::invalid_request(&identifier, format!("cannot create the table: {e}")))?
-    .metadata;
-    register_new(catalog, namespace, &name, metadata, false)
+    .metadata)
+}
+
+/// Creates `namespace.name` from the updates of a create transaction: the commit that completes
+/// a staged create, whose only requirement is `assert-create` and whose updates set the table up
+/// (`add-schema`, `add-spec`, `add-sort-order`, `set-location`, `set-properties`,
+/// `assign-uuid`, `upgrade-format-version`, then any snapshot). The first schema, spec and sort
+/// order added start the table (ids assigned afresh, as at creation); then every update applies
+/// in order. A location left out is `<warehouse>/<namespace>/<name>`.
+///
+/// # Errors
+///
+/// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when the namespace does not exist or a
+/// requirement other than `assert-create` is given; a retryable
+/// [`ErrorKind::CommitConflict`](crate::ErrorKind::CommitConflict) when the table exists (or
+/// another writer created it meanwhile); [`ErrorKind::InvalidRequest`](crate::ErrorKind::InvalidRequest)
+/// when the updates add no schema or the builder refuses one. Nothing is left behind on failure.
+pub fn create_from_updates(
+    catalog: &Catalog,
+    namespace: &str,
+    name: &str,
+    requirements: &[TableRequirement],
+    updates: Vec<TableUpdate>,
+    warehouse: &str,
+) -> Result<Table> {
+    let identifier = qualified(namespace, name);
+    if requirements
+        .iter()
+        .any(|r| !matches!(r, TableRequirement::NotExist))
+    {
+        // Every other requirement is about an existing table.
+        return Err(ldp_catalog::Error::TableNotFound {
+            file: catalog.file().to_path_buf(),
+            table: identifier,
+        }
+        .into());
+    }
+    let exists = |e: Error| match e.kind() {
+        crate::ErrorKind::AlreadyExists => Error::RequirementFailed {
+            table: identifier.clone(),
+            message: "assert-create: the table exists".into(),
+        },
+        _ => e,
+    };
+    must_be_new(catalog, namespace, name).map_err(exists)?;
+    let metadata = initial_metadata(&identifier, namespace, name, updates, warehouse)?;
+    register_new(catalog, namespace, name, metadata, false).map_err(exists)
+}
+
+/// The metadata a create transaction's updates describe.
+fn initial_metadata(
+    identifier: &str,
+    namespace: &str,
+    name: &str,
+    updates: Vec<TableUpdate>,
+    warehouse: &str,
+) -> Result<TableMetadata> {
+    let invalid = |e: iceberg::Error| Error::invalid_request(identifier, e.to_string());
+    let mut schema = None;
+    let mut spec = None;
+    let mut order = None;
+    let mut location = None;
+    let mut format_version = FormatVersion::V2;
+    for update in &updates {
+        match update {
+            TableUpdate::AddSchema { schema: s } if schema.is_none() => schema = Some(s.clone()),
+            TableUpdate::AddSpec { spec: s } if spec.is_none() => spec = Some(s.clone()),
+            TableUpdate::AddSortOrder { sort_order } if order.is_none() => {
+                order = Some(sort_order.clone());
+            }
+            TableUpdate::SetLocation { location: l } => location = Some(l.clone()),
+            TableUpdate::UpgradeFormatVersion { format_version: v } => format_version = *v,
+            _ => {}
+        }
+    }
+    let schema = schema.ok_or_else(|| {
+        Error::invalid_request(identifier, "a create transaction must add a schema")
+    })?;
+    let location = match location {
+        Some(location) => location_uri(identifier, &location)?,
+        None => default_table_location(warehouse, namespace, name)?,
+    };
+    let mut builder = TableMetadataBuilder::new(
+        schema,
+        spec.unwrap_or_default(),
+        order.unwrap_or_else(SortOrder::unsorted_order),
+        location,
+        format_version,
+        HashMap::new(),
+    )
+    .map_err(invalid)?;
+    for update in updates {
+        builder = update.apply(builder).map_err(invalid)?;
+    }
+    Ok(builder.build().map_err(invalid)?.metadata)
+}
+
+/// The namespace must exist and the table must not.
+fn must_be_new(catalog: &Catalog, namespace: &str, name: &str) -> Result<()> {
+    if !catalog.namespace_exists(namespace)? {
+        return Err(ldp_catalog::Error::NamespaceNotFound {
+            file: catalog.file().to_path_buf(),
+            namespace: namespace.to_string(),
+        }
+        .into());
+    }
+    if catalog.table_exists(namespace, name)? {
+        return Err(ldp_catalog::Error::TableExists {
+            file: catalog.file().to_path_buf(),
+            table: qualified(namespace, name),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 fn parse_format_version(table: &str, version: &str) -> Result<FormatVersion> {

@@ -77,7 +77,7 @@ mod writer;
 pub use append::Append;
 pub use apply::apply_commit;
 pub use commit::{CommitResult, RetryPolicy};
-pub use create::{FORMAT_VERSION_PROPERTY, create_table};
+pub use create::{FORMAT_VERSION_PROPERTY, create_from_updates, create_table, stage_table};
 pub use error::{Error, ErrorKind, Result};
 pub use evolve::{Evolution, evolve, new_columns, refuse_new_columns};
 pub use expire::{ExpireOptions, ExpireReport, expire_snapshots};
@@ -93,6 +93,7 @@ pub use refs::{
     KeySearch, Publish, SearchOutcome, create_branch, drop_branch, fence, find_keyed,
     publish_branch,
 };
+pub use table::metadata_to_json;
 pub use table::{TOTAL_RECORDS, Table, TableRef};
 pub use upsert::{Upsert, UpsertResult};
 pub use window::{WindowBounds, WindowFilter, WindowRows};

@@ -434,6 +434,16 @@ fn serialise_error(table: &str, location: &str, e: serde_json::Error) -> Error {
     )
 }
 
+/// `metadata` as the JSON of a metadata file (as [`Table::metadata_json`]), for metadata not
+/// written yet (a staged create's); `table` (`ns.t`) names it in errors.
+///
+/// # Errors
+///
+/// [`ErrorKind::Corrupt`](crate::ErrorKind::Corrupt) when the metadata cannot be serialised.
+pub fn metadata_to_json(table: &str, metadata: &TableMetadata) -> Result<serde_json::Value> {
+    metadata_value(table, metadata, "the staged metadata")
+}
+
 /// `metadata` as JSON, for the file `location`. Snapshots, schemas, specs and sort orders are
 /// listed in commit / id order (iceberg-rust keeps them in hash maps), as Iceberg's other writers
 /// list them and as readers that show the list in file order expect.

@@ -242,16 +242,16 @@ fn bad_requests_missing_things_and_conflicts() {
         http(a, "HEAD", "/v1/lake/namespaces/nyc", None, None).status,
         204
     );
-    let stale_create =
+    let staged =
         json!({"name": "t2", "schema": {"type": "struct", "fields": []}, "stage-create": true});
     http(
         a,
         "POST",
         "/v1/lake/namespaces/nope/tables",
         None,
-        Some(&stale_create.to_string()),
+        Some(&staged.to_string()),
     )
-    .error(406, "UnsupportedOperationException");
+    .error(404, "NoSuchNamespaceException");
     let create = json!({"name": "t2", "schema": {"type": "struct", "fields": [{"id": 1, "name": "x", "required": false, "type": "int"}]}});
     http(
         a,

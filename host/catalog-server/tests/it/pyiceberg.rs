@@ -1,5 +1,5 @@
 //! pyiceberg's `RestCatalog` against the server: namespaces, tables, appends (commits through
-//! the server), schema and property changes, rename, drop; ldp reads what pyiceberg wrote and
+//! the server), schema and property changes, rename, drop, a staged create (create transaction); ldp reads what pyiceberg wrote and
 //! pyiceberg reads what ldp wrote.
 
 use ldp_table::{Append, DataWriter, Table, WriterOptions};
@@ -82,6 +82,15 @@ except NoSuchTableError:
 cat.create_namespace("empty")
 cat.drop_namespace("empty")
 
+with cat.create_table_transaction("sales.ctas", schema=data.schema, properties={"made": "ctas"}) as tx:
+    tx.append(data)
+ctas = cat.load_table("sales.ctas")
+out["ctas"] = [ctas.scan().to_arrow().num_rows, ctas.properties.get("made"), len(ctas.snapshots())]
+try:
+    cat.create_table_transaction("sales.ctas", schema=data.schema)
+except TableAlreadyExistsError:
+    out["ctas_twice"] = True
+
 ldp = cat.load_table("ldp.events")
 out["ldp_rows"] = ldp.scan().to_arrow().num_rows
 out["ldp_ids"] = sorted(ldp.scan().to_arrow()["id"].to_pylist())
@@ -154,5 +163,9 @@ fn pyiceberg_and_ldp_share_tables_through_the_server() {
     assert!(orders.schema().field_by_name("note").is_some());
     assert_eq!(ldp_rows(&catalog, "ldp", "events"), 6);
     assert!(!catalog.namespace_exists("empty").unwrap());
-    assert_eq!(catalog.list_tables("sales").unwrap(), ["orders"]);
+    assert_eq!(catalog.list_tables("sales").unwrap(), ["ctas", "orders"]);
+    // The staged create (pyiceberg's create_table_transaction) made a table ldp reads.
+    assert_eq!(out["ctas"], json!([3, "ctas", 1]));
+    assert_eq!(out["ctas_twice"], true);
+    assert_eq!(ldp_rows(&catalog, "sales", "ctas"), 3);
 }

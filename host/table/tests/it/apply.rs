@@ -371,3 +371,89 @@ fn racing_commits_lose_nothing() {
     // One file per successful commit, plus the first.
     assert_eq!(metadata_files(&table), 9, "{conflicts} conflicts");
 }
+
+/// A staged create writes nothing; the commit with `assert-create` creates the table from its
+/// updates, once.
+#[test]
+fn a_staged_create_is_completed_by_its_commit() {
+    let w = Warehouse::new();
+    w.catalog.create_namespace_if_missing(CATALOG).unwrap();
+    let warehouse = w.root().display().to_string();
+    let creation = TableCreation::builder()
+        .name("staged".to_string())
+        .schema(schema())
+        .build();
+    let staged = ldp_table::stage_table(&w.catalog, CATALOG, creation, &warehouse).unwrap();
+    assert!(!w.catalog.table_exists(CATALOG, "staged").unwrap());
+    assert!(
+        files_under(&w.root())
+            .iter()
+            .all(|f| f.ends_with("nyc_catalog.db"))
+    );
+
+    let json = ldp_table::metadata_to_json("nyc.staged", &staged).unwrap();
+    let updates = || {
+        vec![
+            update(json!({"action": "assign-uuid", "uuid": staged.uuid()})),
+            update(json!({"action": "upgrade-format-version", "format-version": 2})),
+            update(json!({"action": "add-schema", "schema": json["schemas"][0]})),
+            update(json!({"action": "set-current-schema", "schema-id": -1})),
+            update(json!({"action": "add-spec", "spec": {"spec-id": 0, "fields": []}})),
+            update(json!({"action": "set-default-spec", "spec-id": -1})),
+            update(
+                json!({"action": "add-sort-order", "sort-order": {"order-id": 0, "fields": []}}),
+            ),
+            update(json!({"action": "set-default-sort-order", "sort-order-id": -1})),
+            update(json!({"action": "set-location", "location": staged.location()})),
+            update(json!({"action": "set-properties", "updates": {"made": "staged"}})),
+        ]
+    };
+    let create = [requirement(json!({"type": "assert-create"}))];
+    let table = ldp_table::create_from_updates(
+        &w.catalog,
+        CATALOG,
+        "staged",
+        &create,
+        updates(),
+        &warehouse,
+    )
+    .unwrap();
+    assert_eq!(table.metadata().uuid(), staged.uuid());
+    assert_eq!(table.location(), staged.location());
+    assert_eq!(
+        table.schema().as_struct(),
+        staged.current_schema().as_struct()
+    );
+    let loaded = Table::load(&w.catalog, CATALOG, "staged").unwrap();
+    assert_eq!(
+        loaded
+            .metadata()
+            .properties()
+            .get("made")
+            .map(String::as_str),
+        Some("staged")
+    );
+
+    let again = ldp_table::create_from_updates(
+        &w.catalog,
+        CATALOG,
+        "staged",
+        &create,
+        updates(),
+        &warehouse,
+    )
+    .unwrap_err();
+    assert_eq!(again.kind(), ErrorKind::CommitConflict, "{again}");
+    let uuid = [requirement(
+        json!({"type": "assert-table-uuid", "uuid": staged.uuid()}),
+    )];
+    let missing =
+        ldp_table::create_from_updates(&w.catalog, CATALOG, "other", &uuid, updates(), &warehouse)
+            .unwrap_err();
+    assert_eq!(missing.kind(), ErrorKind::NotFound, "{missing}");
+    let no_schema =
+        ldp_table::create_from_updates(&w.catalog, CATALOG, "other", &create, vec![], &warehouse)
+            .unwrap_err();
+    assert_eq!(no_schema.kind(), ErrorKind::InvalidRequest, "{no_schema}");
+    assert_eq!(metadata_files(&loaded), 1);
+}
