@@ -65,6 +65,6 @@ pub use address::{CONNECT_TIMEOUT, CatalogAddress, POSTGRES_SCHEMES, PostgresAdd
 pub use catalog::{BUSY_TIMEOUT, Catalog, Mode, catalog_file};
 pub use error::{Error, ErrorKind, Result, no_catalog};
 pub use ident::qualified;
-pub use namespace::EXISTS_PROPERTY;
+pub use namespace::{EXISTS_PROPERTY, PropertiesUpdate};
 pub use schema::SchemaVersion;
 pub use table::TableRecord;

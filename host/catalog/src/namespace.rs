@@ -16,6 +16,17 @@ use crate::sql;
 /// The property pyiceberg writes for a namespace created without properties.
 pub const EXISTS_PROPERTY: (&str, &str) = ("exists", "true");
 
+/// What [`Catalog::update_namespace_properties`] did, key by key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PropertiesUpdate {
+    /// Keys set (added or changed), in the order given.
+    pub updated: Vec<String>,
+    /// Keys removed.
+    pub removed: Vec<String>,
+    /// Keys asked to be removed that the namespace did not have.
+    pub missing: Vec<String>,
+}
+
 impl Catalog {
     /// Whether `namespace` exists (or a namespace below it does), like pyiceberg's
     /// `namespace_exists`.
@@ -143,6 +154,65 @@ impl Catalog {
             .collect())
     }
 
+    /// Removes the properties `removals` of `namespace` and sets `updates`, in one transaction
+    /// (pyiceberg's `update_namespace_properties`). A namespace left without any property row
+    /// gets pyiceberg's `exists` = `true` again, so it keeps existing. A key both removed and
+    /// set is set.
+    ///
+    /// Fails with [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when the namespace does
+    /// not exist.
+    pub fn update_namespace_properties(
+        &self,
+        namespace: &str,
+        removals: &[String],
+        updates: &BTreeMap<String, String>,
+    ) -> Result<PropertiesUpdate> {
+        check_namespace(&self.file, namespace)?;
+        self.writable(|| format!("update the properties of namespace {namespace}"))?;
+        let context = format!("updating the properties of namespace {namespace}");
+        self.write(&context, |s| {
+            if !self.namespace_exists_on(s, namespace)? {
+                return Err(Error::NamespaceNotFound {
+                    file: self.file.clone(),
+                    namespace: namespace.to_string(),
+                });
+            }
+            let rows = s
+                .rows(sql::NAMESPACE_PROPERTIES, &[&self.name, namespace])
+                .map_err(|e| self.db_err(&context, e))?;
+            let mut keys: BTreeSet<String> = rows
+                .into_iter()
+                .filter_map(|row| row.into_iter().next().flatten())
+                .collect();
+            let mut done = PropertiesUpdate::default();
+            for key in removals {
+                if keys.remove(key) {
+                    s.execute(sql::DELETE_PROPERTY, &[&self.name, namespace, key])
+                        .map_err(|e| self.db_err(&context, e))?;
+                    done.removed.push(key.clone());
+                } else {
+                    done.missing.push(key.clone());
+                }
+            }
+            for (key, value) in updates {
+                let statement = if keys.contains(key) {
+                    s.execute(sql::UPDATE_PROPERTY, &[value, &self.name, namespace, key])
+                } else {
+                    s.execute(sql::INSERT_PROPERTY, &[&self.name, namespace, key, value])
+                };
+                statement.map_err(|e| self.db_err(&context, e))?;
+                keys.insert(key.clone());
+                done.updated.push(key.clone());
+            }
+            if keys.is_empty() {
+                let (key, value) = EXISTS_PROPERTY;
+                s.execute(sql::INSERT_PROPERTY, &[&self.name, namespace, key, value])
+                    .map_err(|e| self.db_err(&context, e))?;
+            }
+            Ok(done)
+        })
+    }
+
     /// The names of the tables directly in `namespace`, sorted (views are skipped).
     pub fn list_tables(&self, namespace: &str) -> Result<Vec<String>> {
         self.namespace_must_exist(namespace)?;
@@ -191,5 +261,41 @@ impl Catalog {
                 .map_err(|e| self.db_err(&context, e))?;
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Mode;
+
+    #[test]
+    fn properties_are_updated_and_removed_and_the_namespace_stays() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let catalog = Catalog::open(dir.path().join("c.db"), "c", Mode::Create).expect("open");
+        catalog.create_namespace_if_missing("nyc").expect("create");
+        let updates = BTreeMap::from([("owner".to_string(), "ann".to_string())]);
+        let done = catalog
+            .update_namespace_properties("nyc", &["nope".to_string()], &updates)
+            .expect("update");
+        assert_eq!(done.updated, ["owner"]);
+        assert_eq!(done.missing, ["nope"]);
+        let updates = BTreeMap::from([("owner".to_string(), "bob".to_string())]);
+        catalog
+            .update_namespace_properties("nyc", &["exists".to_string()], &updates)
+            .expect("update");
+        assert_eq!(
+            catalog.namespace_properties("nyc").expect("read"),
+            BTreeMap::from([("owner".to_string(), "bob".to_string())])
+        );
+        let done = catalog
+            .update_namespace_properties("nyc", &["owner".to_string()], &BTreeMap::new())
+            .expect("remove all");
+        assert_eq!(done.removed, ["owner"]);
+        assert!(catalog.namespace_exists("nyc").expect("exists"));
+        let missing = catalog
+            .update_namespace_properties("other", &[], &BTreeMap::new())
+            .unwrap_err();
+        assert_eq!(missing.kind(), crate::ErrorKind::NotFound);
     }
 }

@@ -63,6 +63,14 @@ pub(crate) const ALL_NAMESPACES: &str = "SELECT table_namespace FROM iceberg_tab
 pub(crate) const INSERT_PROPERTY: &str = "INSERT INTO iceberg_namespace_properties \
      (catalog_name, namespace, property_key, property_value) VALUES ($1, $2, $3, $4)";
 
+/// Changes one namespace property: `value, catalog, namespace, key`.
+pub(crate) const UPDATE_PROPERTY: &str = "UPDATE iceberg_namespace_properties \
+     SET property_value = $1 WHERE catalog_name = $2 AND namespace = $3 AND property_key = $4";
+
+/// Removes one namespace property: `catalog, namespace, key`.
+pub(crate) const DELETE_PROPERTY: &str = "DELETE FROM iceberg_namespace_properties \
+     WHERE catalog_name = $1 AND namespace = $2 AND property_key = $3";
+
 /// A namespace's properties: `catalog, namespace`.
 pub(crate) const NAMESPACE_PROPERTIES: &str = "SELECT property_key, property_value \
      FROM iceberg_namespace_properties WHERE catalog_name = $1 AND namespace = $2";
@@ -80,7 +88,7 @@ pub(crate) fn with_filter(sql: &str, schema: SchemaVersion) -> String {
 mod tests {
     use super::*;
 
-    const ALL: [&str; 12] = [
+    const ALL: [&str; 14] = [
         INSERT_TABLE_V1,
         INSERT_TABLE_V0,
         LOAD_TABLE,
@@ -91,6 +99,8 @@ mod tests {
         NAMESPACE_EXISTS,
         ALL_NAMESPACES,
         INSERT_PROPERTY,
+        UPDATE_PROPERTY,
+        DELETE_PROPERTY,
         NAMESPACE_PROPERTIES,
         DROP_NAMESPACE,
     ];

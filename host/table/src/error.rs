@@ -9,8 +9,8 @@ pub enum ErrorKind {
     NotFound,
     /// The table already exists.
     AlreadyExists,
-    /// Another writer moved the table first (compare-and-swap lost), or the catalog stayed
-    /// locked: reload and try again.
+    /// Another writer moved the table first (compare-and-swap lost, or a commit's requirement no
+    /// longer holds), or the catalog stayed locked: reload and try again.
     CommitConflict,
     /// A newer attempt of the same run fenced this one: it may not publish. Not retryable.
     Fenced,
@@ -27,6 +27,10 @@ pub enum ErrorKind {
     Config,
     /// Something this layer does not do (yet): another storage scheme, delete files, ...
     Unsupported,
+    /// A commit's updates or a create request are not valid for the table (the metadata
+    /// builder refuses them: an unknown schema id, a snapshot that does not fit, ...). Sending
+    /// the same request again fails again.
+    InvalidRequest,
     /// A metadata, manifest or data file is unreadable or inconsistent.
     Corrupt,
     /// The catalog failed (other than a conflict).
@@ -77,6 +81,23 @@ pub enum Error {
         /// The last conflict.
         #[source]
         source: Box<ldp_catalog::Error>,
+    },
+    /// A requirement of a commit does not hold on the table's current metadata (another writer
+    /// committed first): reload the table and try again.
+    #[error("CommitConflict: a requirement of the commit to {table} does not hold: {message}")]
+    RequirementFailed {
+        /// `ns.t`.
+        table: String,
+        /// Which requirement failed, with the expected and the found value.
+        message: String,
+    },
+    /// The updates of a commit, or a create request, cannot apply to the table.
+    #[error("{table}: {message}")]
+    InvalidRequest {
+        /// `ns.t`.
+        table: String,
+        /// What the metadata builder refused.
+        message: String,
     },
     /// The snapshot does not exist in the table.
     #[error("snapshot {snapshot_id} does not exist in Iceberg table {table}")]
@@ -318,6 +339,7 @@ impl Error {
                 _ => ErrorKind::Catalog,
             },
             Error::RetriesExhausted { .. }
+            | Error::RequirementFailed { .. }
             | Error::RefConflict { .. }
             | Error::ExpiryConflict { .. } => ErrorKind::CommitConflict,
             Error::Fenced { .. } => ErrorKind::Fenced,
@@ -335,6 +357,7 @@ impl Error {
             | Error::WindowNotMidnight { .. }
             | Error::Maintenance { .. } => ErrorKind::Config,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
+            Error::InvalidRequest { .. } => ErrorKind::InvalidRequest,
             Error::Corrupt { .. } => ErrorKind::Corrupt,
             Error::Io { .. } => ErrorKind::Io,
             Error::Parquet { .. } => ErrorKind::Parquet,
@@ -347,7 +370,7 @@ impl Error {
     pub fn is_retryable(&self) -> bool {
         match self {
             Error::Catalog { source } => source.is_retryable(),
-            Error::RefConflict { .. } => true,
+            Error::RefConflict { .. } | Error::RequirementFailed { .. } => true,
             _ => false,
         }
     }
@@ -392,6 +415,13 @@ impl Error {
 
     pub(crate) fn corrupt(table: &str, message: impl Into<String>) -> Error {
         Error::Corrupt {
+            table: table.to_string(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn invalid_request(table: &str, message: impl Into<String>) -> Error {
+        Error::InvalidRequest {
             table: table.to_string(),
             message: message.into(),
         }

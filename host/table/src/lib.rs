@@ -17,6 +17,8 @@
 //!   a failed or abandoned write deletes every file it wrote.
 //! * [`expire_snapshots`]: snapshot expiry (`ldp maintain --expire`) that keeps every
 //!   branch and tag head, `main`'s last snapshots and the idempotency floor ([`expire`]).
+//! * [`apply_commit`]: the pointer-swap commit of Iceberg requirements and updates (what an
+//!   Iceberg REST catalog's commit does), and [`create_table`] from an Iceberg table creation.
 //! * Reading back: [`Table::snapshots`], [`Table::data_files`], [`Table::read_all`].
 //!
 //! ```
@@ -51,7 +53,9 @@
 //! Tables written here are read by pyiceberg 0.12 (the crate's interop test checks it).
 
 mod append;
+mod apply;
 mod commit;
+mod create;
 mod error;
 pub mod evolve;
 pub mod expire;
@@ -72,11 +76,16 @@ mod window;
 mod writer;
 
 pub use append::Append;
+pub use apply::apply_commit;
 pub use commit::{CommitResult, RetryPolicy};
+pub use create::{FORMAT_VERSION_PROPERTY, create_from_updates, create_table, stage_table};
 pub use error::{Error, ErrorKind, Result};
 pub use evolve::{Evolution, evolve, new_columns, refuse_new_columns};
 pub use expire::{ExpireOptions, ExpireReport, expire_snapshots};
 pub use iceberg::spec::Transform;
+/// Iceberg's table creation, requirements and updates, as [`create_table`] and [`apply_commit`]
+/// take them (with serde in the REST catalog's JSON shape).
+pub use iceberg::{TableCreation, TableRequirement, TableUpdate};
 pub use io::is_object_location;
 pub use overwrite::Overwrite;
 pub use partition::PartitionColumn;
@@ -85,6 +94,7 @@ pub use refs::{
     KeySearch, Publish, SearchOutcome, create_branch, drop_branch, fence, find_keyed,
     publish_branch,
 };
+pub use table::metadata_to_json;
 pub use table::{TOTAL_RECORDS, Table, TableRef};
 pub use table_commit::TableCommit;
 pub use upsert::{Upsert, UpsertResult};

@@ -20,6 +20,30 @@ pub fn file_uri(path: &Path) -> String {
     format!("file://{}", path.display())
 }
 
+/// A table or warehouse location as a URI: an `s3://` (or other object-store) URI or a `file:`
+/// URI as given, without trailing `/`; an absolute local path as its `file://` URI. A relative
+/// path is [`Error::Unsupported`] (`table` names the table in the message).
+pub fn location_uri(table: &str, location: &str) -> Result<String> {
+    if crate::io::is_object_location(location) || location.starts_with("file:") {
+        return Ok(location.trim_end_matches('/').to_string());
+    }
+    let path = Path::new(location);
+    if !path.is_absolute() {
+        return Err(Error::unsupported(
+            table,
+            format!("the location {location:?} is neither an absolute path nor a URI"),
+        ));
+    }
+    Ok(file_uri(path).trim_end_matches('/').to_string())
+}
+
+/// Where a new table goes when its creator names no location: `<warehouse>/<namespace>/<name>`,
+/// as a URI ([`location_uri`]).
+pub fn default_table_location(warehouse: &str, namespace: &str, name: &str) -> Result<String> {
+    let root = location_uri(&format!("{namespace}.{name}"), warehouse)?;
+    Ok(format!("{root}/{namespace}/{name}"))
+}
+
 /// The local path of a `file://` URI (or of a plain absolute path). Other schemes are
 /// [`Error::Unsupported`].
 pub fn local_path(table: &str, uri: &str) -> Result<PathBuf> {
@@ -122,6 +146,22 @@ mod tests {
         assert!(local_path("t", "s3://bucket/a").is_err());
         assert!(local_path("t", "rel/a").is_err());
         assert_eq!(file_uri(Path::new("/a/b")), "file:///a/b");
+    }
+
+    #[test]
+    fn location_uris() {
+        assert_eq!(location_uri("t", "/w/").unwrap(), "file:///w");
+        assert_eq!(location_uri("t", "file:///w/").unwrap(), "file:///w");
+        assert_eq!(location_uri("t", "s3://b/w/").unwrap(), "s3://b/w");
+        assert!(location_uri("t", "w").is_err());
+        assert_eq!(
+            default_table_location("/w", "nyc", "rides").unwrap(),
+            "file:///w/nyc/rides"
+        );
+        assert_eq!(
+            default_table_location("s3://b/lake/", "nyc", "rides").unwrap(),
+            "s3://b/lake/nyc/rides"
+        );
     }
 
     #[test]

@@ -12,10 +12,11 @@ use iceberg::spec::{
 };
 use ldp_catalog::{Catalog, ErrorKind as CatalogErrorKind, qualified};
 
+use crate::create::register_new;
 use crate::error::{Error, Result};
-use crate::files::{block_on, delete, write_new};
+use crate::files::{block_on, write_new};
 use crate::io::file_io_for;
-use crate::location::{file_uri, next_metadata_file};
+use crate::location::file_uri;
 use crate::partition::{PartitionColumn, unbound_spec};
 use crate::schema::{arrow_schema, iceberg_schema};
 use crate::table_commit::TableCommit;
@@ -199,7 +200,6 @@ impl Table {
         }
         let iceberg_schema = iceberg_schema(&identifier, schema)?;
         let spec = unbound_spec(&identifier, &iceberg_schema, partition)?;
-        let file_io = file_io_for(&location_uri);
         let metadata = TableMetadataBuilder::new(
             iceberg_schema,
             spec,
@@ -216,26 +216,7 @@ impl Table {
             Error::iceberg(&identifier, "cannot build the new table's metadata", source)
         })?
         .metadata;
-        let metadata_location = next_metadata_file(&location_uri, None);
-        write_metadata(&identifier, &metadata, &metadata_location)?;
-        let registered = catalog
-            .create_namespace_if_missing(namespace)
-            .and_then(|_| catalog.create_table(namespace, name, &metadata_location));
-        if let Err(error) = registered {
-            let _ = delete(&identifier, &metadata_location);
-            return Err(error.into());
-        }
-        tracing::debug!(table = identifier, metadata_location, "created table");
-        Ok(Table {
-            namespace: namespace.to_string(),
-            name: name.to_string(),
-            identifier,
-            metadata_location,
-            metadata,
-            file_io,
-            branch: None,
-            last_commit: None,
-        })
+        register_new(catalog, namespace, name, metadata, true)
     }
 
     /// Loads the table, creating it as [`Table::create`] does when it does not exist (another
@@ -397,6 +378,36 @@ impl Table {
         &self.file_io
     }
 
+    /// A handle on `namespace.name` as of `metadata_location`, whose content is `metadata`.
+    pub(crate) fn from_parts(
+        namespace: &str,
+        name: &str,
+        metadata_location: String,
+        metadata: TableMetadata,
+    ) -> Table {
+        Table {
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            identifier: qualified(namespace, name),
+            file_io: file_io_for(&metadata_location),
+            metadata_location,
+            metadata,
+            branch: None,
+            last_commit: None,
+        }
+    }
+
+    /// The metadata as the JSON of a metadata file (what [`Table::metadata_location`] holds,
+    /// and what an Iceberg REST catalog returns as a table's `metadata`): snapshots, schemas,
+    /// specs and sort orders listed in commit / id order.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Corrupt`](crate::ErrorKind::Corrupt) when the metadata cannot be serialised.
+    pub fn metadata_json(&self) -> Result<serde_json::Value> {
+        metadata_value(&self.identifier, &self.metadata, &self.metadata_location)
+    }
+
     /// Moves this handle to a newly committed metadata file.
     /// The commit this handle made to reach its current version (`None` after a load or a
     /// refresh): the updates and requirements a REST catalog is sent.
@@ -426,17 +437,40 @@ pub(crate) fn summary_count(snapshot: &SnapshotRef, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Writes `metadata` as JSON to the new file `location`. Snapshots, schemas, specs and sort
-/// orders are listed in commit / id order (iceberg-rust keeps them in hash maps), as Iceberg's
-/// other writers list them and as readers that show the list in file order expect.
+/// Writes `metadata` as JSON to the new file `location` (see [`metadata_value`]).
 pub(crate) fn write_metadata(table: &str, metadata: &TableMetadata, location: &str) -> Result<()> {
-    let serialise = |e: serde_json::Error| {
-        Error::corrupt(
-            table,
-            format!("cannot serialise the metadata for {location}: {e}"),
-        )
-    };
-    let mut value = serde_json::to_value(metadata).map_err(serialise)?;
+    let value = metadata_value(table, metadata, location)?;
+    let json = serde_json::to_vec(&value).map_err(|e| serialise_error(table, location, e))?;
+    write_new(table, location, &json)
+}
+
+fn serialise_error(table: &str, location: &str, e: serde_json::Error) -> Error {
+    Error::corrupt(
+        table,
+        format!("cannot serialise the metadata for {location}: {e}"),
+    )
+}
+
+/// `metadata` as the JSON of a metadata file (as [`Table::metadata_json`]), for metadata not
+/// written yet (a staged create's); `table` (`ns.t`) names it in errors.
+///
+/// # Errors
+///
+/// [`ErrorKind::Corrupt`](crate::ErrorKind::Corrupt) when the metadata cannot be serialised.
+pub fn metadata_to_json(table: &str, metadata: &TableMetadata) -> Result<serde_json::Value> {
+    metadata_value(table, metadata, "the staged metadata")
+}
+
+/// `metadata` as JSON, for the file `location`. Snapshots, schemas, specs and sort orders are
+/// listed in commit / id order (iceberg-rust keeps them in hash maps), as Iceberg's other writers
+/// list them and as readers that show the list in file order expect.
+fn metadata_value(
+    table: &str,
+    metadata: &TableMetadata,
+    location: &str,
+) -> Result<serde_json::Value> {
+    let mut value =
+        serde_json::to_value(metadata).map_err(|e| serialise_error(table, location, e))?;
     let sort = |value: &mut serde_json::Value, list: &str, keys: &[&str]| {
         if let Some(items) = value
             .get_mut(list)
@@ -457,6 +491,5 @@ pub(crate) fn write_metadata(table: &str, metadata: &TableMetadata, location: &s
     sort(&mut value, "schemas", &["schema-id"]);
     sort(&mut value, "partition-specs", &["spec-id"]);
     sort(&mut value, "sort-orders", &["order-id"]);
-    let json = serde_json::to_vec(&value).map_err(serialise)?;
-    write_new(table, location, &json)
+    Ok(value)
 }

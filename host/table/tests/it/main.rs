@@ -1,5 +1,6 @@
 //! Integration tests of `ldp-table` on real SQLite catalogs, Parquet and Avro files.
 
+mod apply;
 mod common;
 mod concurrency;
 mod expire;
