@@ -1,5 +1,5 @@
-//! Tables: list, create (staged too), register, load, exists, drop (without purge), rename; and the empty
-//! view listing (ldp's catalogs hold no views).
+//! Tables: list, create (staged too), register, load, exists, drop (without purge), rename;
+//! and the empty view listing (ldp's catalogs hold no views).
 //!
 //! A loaded table is answered with its `metadata-location`, its full `metadata` (the metadata
 //! file's JSON) and an empty `config`: clients read and write the table's files themselves, with

@@ -35,8 +35,9 @@ pub const FORMAT_VERSION_PROPERTY: &str = "format-version";
 /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when the namespace does not exist,
 /// [`ErrorKind::AlreadyExists`](crate::ErrorKind::AlreadyExists) when the table does,
 /// [`ErrorKind::InvalidRequest`](crate::ErrorKind::InvalidRequest) when the schema, spec, order
-/// or `format-version` cannot make a table, [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported)
-/// for a relative location; I/O and catalog errors. Nothing is left behind on failure.
+/// or `format-version` cannot make a table,
+/// [`ErrorKind::Unsupported`](crate::ErrorKind::Unsupported) for a relative location; I/O and
+/// catalog errors. Nothing is left behind on failure.
 pub fn create_table(
     catalog: &Catalog,
     namespace: &str,
@@ -96,8 +97,9 @@ pub fn stage_table(
 /// [`ErrorKind::NotFound`](crate::ErrorKind::NotFound) when the namespace does not exist or a
 /// requirement other than `assert-create` is given; a retryable
 /// [`ErrorKind::CommitConflict`](crate::ErrorKind::CommitConflict) when the table exists (or
-/// another writer created it meanwhile); [`ErrorKind::InvalidRequest`](crate::ErrorKind::InvalidRequest)
-/// when the updates add no schema or the builder refuses one. Nothing is left behind on failure.
+/// another writer created it meanwhile);
+/// [`ErrorKind::InvalidRequest`](crate::ErrorKind::InvalidRequest) when the updates add no schema
+/// or the builder refuses one. Nothing is left behind on failure.
 pub fn create_from_updates(
     catalog: &Catalog,
     namespace: &str,
