@@ -226,7 +226,8 @@ pub enum Command {
     /// version; docs/datasets.md explains them.
     #[command(subcommand)]
     Datasets(DatasetsCommand),
-    /// Check a catalog: connect, list its namespaces and tables (docs/catalogs.md).
+    /// Check a catalog (connect, list its namespaces and tables), or serve catalogs as an Iceberg
+    /// REST catalog (docs/catalogs.md).
     #[command(subcommand)]
     Catalog(CatalogCommand),
 }
@@ -250,6 +251,42 @@ pub enum CatalogCommand {
     ///
     /// Example: ldp catalog test examples/rides.json
     Test(CatalogTestArgs),
+    /// Serve the catalogs of the configs as an Iceberg REST catalog, so pyiceberg, DuckDB,
+    /// Spark and Trino read and write the tables ldp writes.
+    ///
+    /// Each distinct catalog of the configs' Iceberg tables (a local or sql catalog: a SQLite
+    /// file or a PostgreSQL database) is served under its catalog name as REST prefix, which
+    /// clients give as `warehouse`; with one catalog, clients need not name it. Commits check
+    /// their requirements against the catalog's compare-and-swap, so a client that lost a race
+    /// gets a 409 and nothing changes; every error is the REST spec's error JSON. New tables go
+    /// to <warehouse>/<namespace>/<table>. Clients read and write the data files themselves:
+    /// the server hands out no storage credentials. Runs until Ctrl-C or SIGTERM, then lets
+    /// requests in flight finish. docs/catalogs.md shows the pyiceberg, DuckDB, Spark and Trino
+    /// settings.
+    ///
+    /// Example: LAKE_TOKEN=s3cret ldp catalog serve examples/rides.json --token-env LAKE_TOKEN
+    Serve(CatalogServeArgs),
+}
+
+/// `ldp catalog serve`.
+#[derive(Debug, Args)]
+pub struct CatalogServeArgs {
+    /// Dataset configs, or folders of them, whose Iceberg catalogs to serve.
+    #[arg(required = true, value_name = "CONFIG|DIR")]
+    pub configs: Vec<PathBuf>,
+    /// The address to listen on; a loopback address unless --allow-remote.
+    #[arg(long, default_value = "127.0.0.1:8181", value_name = "ADDR:PORT")]
+    pub listen: std::net::SocketAddr,
+    /// Require `Authorization: Bearer <token>` on every request, the token read from this
+    /// environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub token_env: Option<String>,
+    /// Refuse every write (403) and open the catalogs read-only.
+    #[arg(long)]
+    pub read_only: bool,
+    /// Allow a --listen address beyond this machine (the server speaks plain HTTP: set a token).
+    #[arg(long)]
+    pub allow_remote: bool,
 }
 
 /// `ldp catalog test`.

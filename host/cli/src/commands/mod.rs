@@ -2,6 +2,7 @@
 
 mod backfill;
 mod catalog;
+mod catalog_serve;
 mod commits;
 mod datasets;
 mod demo;
@@ -73,6 +74,9 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::Datasets(crate::args::DatasetsCommand::List(args)) => datasets::list(args),
         Task::Datasets(crate::args::DatasetsCommand::Export(args)) => datasets::export(args),
         Task::Catalog(crate::args::CatalogCommand::Test(args)) => catalog::test(args),
+        Task::Catalog(crate::args::CatalogCommand::Serve(args)) => {
+            catalog_serve::serve(args, crate::interrupt::install())
+        }
     }
 }
 

@@ -615,3 +615,70 @@ catalog.create_table(("nyc", "rides"), schema=pa.schema([("ride_id", pa.int64())
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains(&closed), "{text}");
 }
+
+/// `ldp catalog serve` as users run it: a process serving the catalog of a config on a loopback
+/// port; pyiceberg's `RestCatalog` reads the table ldp wrote and appends to it, `ldp query` sees
+/// the append, and SIGTERM stops the server with exit 0.
+#[test]
+fn ldp_catalog_serve_lets_pyiceberg_append_to_an_ldp_table() {
+    use std::io::{BufRead, BufReader};
+    let lake = Lake::new(Kind::Local, "serve");
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    lake.ok(&["run", &config]);
+    let port = ldp_test_servers::rustberg::free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut server = lake
+        .command(&[
+            "catalog",
+            "serve",
+            &config,
+            "--listen",
+            &listen,
+            "--token-env",
+            "LDP_TEST_SERVE_TOKEN",
+        ])
+        .env("LDP_TEST_SERVE_TOKEN", "serve-Secret-9")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ldp catalog serve starts");
+    let mut first = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let uri = format!("http://{listen}");
+    assert!(first.contains(&uri), "{first}");
+    assert!(!first.contains("serve-Secret-9"), "{first}");
+
+    let script = r#"
+import json, sys
+from pyiceberg.catalog import load_catalog
+catalog = load_catalog("lake", type="rest", uri=sys.argv[1], token=sys.argv[2], warehouse="nyc")
+table = catalog.load_table(("nyc", "rides"))
+rows = table.scan().to_arrow()
+table.append(rows.slice(0, 5))
+print(json.dumps({"read": rows.num_rows, "after": table.scan().to_arrow().num_rows}))
+"#;
+    let out = Command::new(super::interop::python())
+        .args(["-c", script, &uri, "serve-Secret-9"])
+        .output()
+        .expect("python runs");
+    let stop = |mut server: std::process::Child| {
+        // SAFETY: kill(2) with a child's pid and SIGTERM has no memory effects.
+        unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+        server.wait().expect("the server stops")
+    };
+    if !out.status.success() {
+        stop(server);
+        panic!("pyiceberg: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (seen["read"].as_u64(), seen["after"].as_u64()),
+        (Some(20), Some(25)),
+        "{seen}"
+    );
+    assert_eq!(lake.count(&config, "rides", &[]), 25);
+    let status = stop(server);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
