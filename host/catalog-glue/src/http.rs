@@ -186,20 +186,24 @@ impl Transport {
                 .iter()
                 .find_map(|name| object.get(*name)?.as_str().map(str::to_string))
         };
-        // `com.amazonaws.glue#EntityNotFoundException` or `EntityNotFoundException:http://...`.
+        // `com.amazonaws.glue#EntityNotFoundException` or `EntityNotFoundException:http://...`;
+        // IAM-style XML (`<Error><Code>SignatureDoesNotMatch</Code>`) from the auth layer.
         let kind = field(&["__type", "code", "Code"])
+            .or_else(|| xml_element(text, "Code"))
             .map(|t| {
                 let t = t.rsplit('#').next().unwrap_or(&t).to_string();
                 t.split(':').next().unwrap_or(&t).to_string()
             })
             .unwrap_or_default();
-        let message = field(&["message", "Message"]).unwrap_or_else(|| {
-            let mut short: String = text.chars().take(300).collect();
-            if short.is_empty() {
-                short = "no body".into();
-            }
-            short
-        });
+        let message = field(&["message", "Message"])
+            .or_else(|| xml_element(text, "Message"))
+            .unwrap_or_else(|| {
+                let mut short: String = text.chars().take(300).collect();
+                if short.is_empty() {
+                    short = "no body".into();
+                }
+                short
+            });
         let detail = self.scrub(&format!("{status} {kind}: {message}"));
         let catalog = self.catalog.clone();
         let action = call.action.clone();
@@ -282,4 +286,12 @@ impl Transport {
             },
         }
     }
+}
+
+/// The text of the first `<name>…</name>` in `text`.
+fn xml_element(text: &str, name: &str) -> Option<String> {
+    let open = format!("<{name}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&format!("</{name}>"))? + start;
+    Some(text[start..end].trim().to_string())
 }
