@@ -201,6 +201,38 @@ impl GlueCatalog {
         Ok(properties)
     }
 
+    /// Where a new table `namespace.name` goes, as pyiceberg's `GlueCatalog` decides (Hive
+    /// style): `<the namespace's location>/<name>` when the database has a `LocationUri`, else
+    /// `<warehouse>/<namespace>.db/<name>`. Without either, an [`ErrorKind::Rejected`] that
+    /// says to set the catalog's `warehouse`.
+    ///
+    /// [`ErrorKind::Rejected`]: crate::ErrorKind::Rejected
+    pub fn default_table_location(
+        &self,
+        namespace: &str,
+        name: &str,
+        warehouse: Option<&str>,
+    ) -> Result<String> {
+        let properties = self.namespace_properties(namespace)?;
+        if let Some(location) = properties.get("location").filter(|l| !l.is_empty()) {
+            return Ok(format!("{}/{name}", location.trim_end_matches('/')));
+        }
+        match warehouse.filter(|w| !w.is_empty()) {
+            Some(warehouse) => Ok(format!(
+                "{}/{namespace}.db/{name}",
+                warehouse.trim_end_matches('/')
+            )),
+            None => Err(Error::Rejected {
+                catalog: self.transport.catalog.clone(),
+                action: format!("choose the location of new table {namespace}.{name}"),
+                detail: format!(
+                    "namespace {namespace} has no location and the catalog no warehouse; \
+                     set the catalog's warehouse (e.g. s3://bucket/lake)"
+                ),
+            }),
+        }
+    }
+
     /// Drops an empty namespace. Fails with [`ErrorKind::NotFound`](crate::ErrorKind) when it
     /// does not exist, with [`ErrorKind::Rejected`](crate::ErrorKind) when it holds tables
     /// (Iceberg or not: Glue would drop them with it).

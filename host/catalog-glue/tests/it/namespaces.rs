@@ -42,6 +42,24 @@ fn namespace_properties_as_pyiceberg_maps_them() {
     .collect();
     catalog.create_namespace(&ns, &properties).unwrap();
     assert_eq!(catalog.namespace_properties(&ns).unwrap(), properties);
+    assert_eq!(
+        catalog
+            .default_table_location(&ns, "t", Some("s3://w"))
+            .unwrap(),
+        "s3://lake/rides/t"
+    );
+    let bare = unique("bare");
+    catalog.create_namespace_if_missing(&bare).unwrap();
+    assert_eq!(
+        catalog
+            .default_table_location(&bare, "t", Some("s3://w/"))
+            .unwrap(),
+        format!("s3://w/{bare}.db/t")
+    );
+    let nowhere = catalog
+        .default_table_location(&bare, "t", None)
+        .unwrap_err();
+    assert!(nowhere.to_string().contains("warehouse"), "{nowhere}");
 }
 
 #[test]

@@ -87,6 +87,16 @@ fn tables_pass_both_ways_between_pyiceberg_and_this_client() {
         made["after_first_append"].as_str()
     );
     assert_eq!(catalog.list_tables(&ns).unwrap(), vec!["py".to_string()]);
+    let warehouse_uri = format!("file://{}", warehouse.path().display());
+    assert_eq!(
+        table.location,
+        Some(
+            catalog
+                .default_table_location(&ns, "py", Some(&warehouse_uri))
+                .unwrap()
+        ),
+        "pyiceberg put the table where default_table_location says"
+    );
 
     // This client moves the pointer back to the first append's metadata; pyiceberg reads it.
     let first = made["after_first_append"].as_str().unwrap();
