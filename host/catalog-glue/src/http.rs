@@ -179,31 +179,7 @@ impl Transport {
 
     /// Maps Glue's `{"__type": ..., "message": ...}` answer onto an [`Error`].
     fn glue_error(&self, call: &Call<'_>, status: u16, text: &str) -> Error {
-        let parsed: Option<Value> = serde_json::from_str(text).ok();
-        let field = |names: &[&str]| -> Option<String> {
-            let object = parsed.as_ref()?.as_object()?;
-            names
-                .iter()
-                .find_map(|name| object.get(*name)?.as_str().map(str::to_string))
-        };
-        // `com.amazonaws.glue#EntityNotFoundException` or `EntityNotFoundException:http://...`;
-        // IAM-style XML (`<Error><Code>SignatureDoesNotMatch</Code>`) from the auth layer.
-        let kind = field(&["__type", "code", "Code"])
-            .or_else(|| xml_element(text, "Code"))
-            .map(|t| {
-                let t = t.rsplit('#').next().unwrap_or(&t).to_string();
-                t.split(':').next().unwrap_or(&t).to_string()
-            })
-            .unwrap_or_default();
-        let message = field(&["message", "Message"])
-            .or_else(|| xml_element(text, "Message"))
-            .unwrap_or_else(|| {
-                let mut short: String = text.chars().take(300).collect();
-                if short.is_empty() {
-                    short = "no body".into();
-                }
-                short
-            });
+        let (kind, message, readable) = parse_error_body(text);
         let detail = self.scrub(&format!("{status} {kind}: {message}"));
         let catalog = self.catalog.clone();
         let action = call.action.clone();
@@ -274,7 +250,7 @@ impl Transport {
                     retryable: call.effect == Effect::Read || status == 503,
                 }
             }
-            "" if parsed.is_none() => Error::BadResponse {
+            "" if !readable => Error::BadResponse {
                 catalog,
                 action,
                 problem: detail,
@@ -294,4 +270,36 @@ fn xml_element(text: &str, name: &str) -> Option<String> {
     let start = text.find(&open)? + open.len();
     let end = text[start..].find(&format!("</{name}>"))? + start;
     Some(text[start..end].trim().to_string())
+}
+
+/// Glue's error type and message from an error answer, and whether the answer was readable
+/// (JSON, or the auth layer's XML). The type is bare: `com.amazonaws.glue#EntityNotFoundException`
+/// and `EntityNotFoundException:http://...` are `EntityNotFoundException`.
+fn parse_error_body(text: &str) -> (String, String, bool) {
+    let parsed: Option<Value> = serde_json::from_str(text).ok();
+    let field = |names: &[&str]| -> Option<String> {
+        let object = parsed.as_ref()?.as_object()?;
+        names
+            .iter()
+            .find_map(|name| object.get(*name)?.as_str().map(str::to_string))
+    };
+    let code = field(&["__type", "code", "Code"]).or_else(|| xml_element(text, "Code"));
+    let readable = parsed.is_some() || code.is_some();
+    let kind = code
+        .map(|t| {
+            let t = t.rsplit('#').next().unwrap_or(&t).to_string();
+            t.split(':').next().unwrap_or(&t).to_string()
+        })
+        .unwrap_or_default();
+    let message = field(&["message", "Message"])
+        .or_else(|| xml_element(text, "Message"))
+        .unwrap_or_else(|| {
+            let short: String = text.chars().take(300).collect();
+            if short.is_empty() {
+                "no body".into()
+            } else {
+                short
+            }
+        });
+    (kind, message, readable)
 }
