@@ -43,6 +43,7 @@ mod catalog;
 mod describe;
 mod error;
 mod http;
+mod remote;
 mod settings;
 mod sigv4;
 mod table;
@@ -50,6 +51,7 @@ mod table;
 pub use catalog::GlueCatalog;
 pub use describe::TableDescriptor;
 pub use error::{Error, ErrorKind, Result};
+pub use remote::GlueConnector;
 pub use settings::{DEFAULT_TIMEOUT, GlueSettings};
 pub use table::{
     EXTERNAL_TABLE, GlueTable, ICEBERG_TABLE_TYPE, METADATA_LOCATION, PREVIOUS_METADATA_LOCATION,

@@ -57,11 +57,13 @@ mod catalog;
 mod error;
 mod http;
 mod model;
+mod remote;
 mod settings;
 
 pub use catalog::{LoadedTable, RestCatalog};
 pub use error::{AuthMethod, Error, ErrorKind, Result};
 pub use model::CreateTable;
+pub use remote::RestConnector;
 pub use settings::{DEFAULT_TIMEOUT, RestSettings, parse_credential};
 
 pub use iceberg::{TableRequirement, TableUpdate};

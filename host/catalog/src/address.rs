@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::remote::RemoteAddress;
 
 /// The URI schemes of a PostgreSQL catalog, as SQLAlchemy spells them.
 pub const POSTGRES_SCHEMES: [&str; 4] = [
@@ -32,6 +33,8 @@ pub enum CatalogAddress {
     Sqlite(PathBuf),
     /// A PostgreSQL database.
     Postgres(PostgresAddress),
+    /// A catalog behind a network API (REST, Glue), reached through its client.
+    Remote(RemoteAddress),
 }
 
 /// A PostgreSQL catalog's connection settings and its URI without password. Its `Debug` shows
@@ -48,7 +51,7 @@ impl CatalogAddress {
     pub fn file(&self) -> Option<&Path> {
         match self {
             CatalogAddress::Sqlite(file) => Some(file),
-            CatalogAddress::Postgres(_) => None,
+            CatalogAddress::Postgres(_) | CatalogAddress::Remote(_) => None,
         }
     }
 
@@ -57,7 +60,7 @@ impl CatalogAddress {
     pub fn may_exist(&self) -> bool {
         match self {
             CatalogAddress::Sqlite(file) => file.is_file(),
-            CatalogAddress::Postgres(_) => true,
+            CatalogAddress::Postgres(_) | CatalogAddress::Remote(_) => true,
         }
     }
 }
@@ -67,6 +70,7 @@ impl fmt::Display for CatalogAddress {
         match self {
             CatalogAddress::Sqlite(file) => write!(f, "{}", file.display()),
             CatalogAddress::Postgres(address) => f.write_str(address.redacted()),
+            CatalogAddress::Remote(address) => f.write_str(&address.0.describe()),
         }
     }
 }

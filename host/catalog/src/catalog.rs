@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use crate::address::{CatalogAddress, PostgresAddress};
 use crate::backend::{Backend, DbError, Session, postgres, sqlite};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
+use crate::remote::{RemoteAddress, RemoteCatalog};
 use crate::schema::{self, SchemaVersion};
 
 /// How long a statement waits for another connection's lock before failing with
@@ -48,11 +49,25 @@ pub enum Mode {
 /// lock on both catalog tables) and every statement waits up to [`BUSY_TIMEOUT`] for a lock.
 #[derive(Debug)]
 pub struct Catalog {
-    backend: Backend,
+    store: Store,
     pub(crate) file: PathBuf,
     pub(crate) name: String,
     pub(crate) mode: Mode,
     pub(crate) schema: SchemaVersion,
+}
+
+/// Where the catalog's operations go. One per open catalog, so the SQL connection's size is
+/// not worth a box.
+#[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per open catalog; boxing the connection gains nothing"
+)]
+enum Store {
+    /// The catalog tables in SQLite or PostgreSQL, run by this crate's SQL.
+    Sql(Backend),
+    /// A catalog behind a network API, run by its client.
+    Remote(Box<dyn RemoteCatalog>),
 }
 
 impl Catalog {
@@ -92,6 +107,37 @@ impl Catalog {
             CatalogAddress::Postgres(address) => {
                 Catalog::open_postgres_at(address, catalog_name, mode)
             }
+            CatalogAddress::Remote(address) => Catalog::open_remote(address, catalog_name, mode),
+        }
+    }
+
+    /// Connects to a remote catalog (REST, Glue) through its client. Its tables are its own;
+    /// [`Mode::ReadOnly`] refuses writes here as on any catalog, and the other modes are the
+    /// same (a remote catalog is never created by connecting).
+    pub fn open_remote(address: &RemoteAddress, catalog_name: &str, mode: Mode) -> Result<Catalog> {
+        let file = PathBuf::from(address.0.describe());
+        check_catalog_name(&file, catalog_name)?;
+        let client = address.0.connect()?;
+        Ok(Catalog {
+            store: Store::Remote(client),
+            file,
+            name: catalog_name.to_string(),
+            mode,
+            schema: SchemaVersion::V1,
+        })
+    }
+
+    /// Whether the catalog is a remote one (REST, Glue), whose commits need the table's
+    /// metadata and updates and not only its metadata file ([`Catalog::commit_change`]).
+    pub fn is_remote(&self) -> bool {
+        self.remote().is_some()
+    }
+
+    /// The remote catalog's client, when the catalog is one.
+    pub(crate) fn remote(&self) -> Option<&dyn RemoteCatalog> {
+        match &self.store {
+            Store::Remote(client) => Some(client.as_ref()),
+            Store::Sql(_) => None,
         }
     }
 
@@ -113,7 +159,7 @@ impl Catalog {
             Mode::ReadWrite | Mode::Create => schema::ensure(&backend, &file)?,
         };
         Ok(Catalog {
-            backend,
+            store: Store::Sql(backend),
             file,
             name: catalog_name.to_string(),
             mode,
@@ -144,17 +190,17 @@ impl Catalog {
 
     /// Whether the catalog lives in PostgreSQL (else in a SQLite file).
     pub fn is_postgres(&self) -> bool {
-        matches!(self.backend, Backend::Postgres(_))
+        matches!(self.store, Store::Sql(Backend::Postgres(_)))
     }
 
     /// The file's SQLite journal mode (`delete` unless some tool changed it); this crate never
     /// changes it. `None` for a PostgreSQL catalog, which has none.
     pub fn journal_mode(&self) -> Result<Option<String>> {
-        match &self.backend {
-            Backend::Sqlite(conn) => sqlite::journal_mode(conn)
+        match &self.store {
+            Store::Sql(Backend::Sqlite(conn)) => sqlite::journal_mode(conn)
                 .map(Some)
                 .map_err(|e| Error::sqlite(&self.file, "reading the journal mode", e)),
-            Backend::Postgres(_) => Ok(None),
+            Store::Sql(Backend::Postgres(_)) | Store::Remote(_) => Ok(None),
         }
     }
 
@@ -176,7 +222,10 @@ impl Catalog {
 
     /// Runs `f` on the connection, outside any explicit transaction.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&mut dyn Session) -> Result<T>) -> Result<T> {
-        self.backend.read(f)
+        match &self.store {
+            Store::Sql(backend) => backend.read(f),
+            Store::Remote(_) => Err(self.not_sql()),
+        }
     }
 
     /// Runs `f` in a write transaction that holds the catalog's write lock from its start, so a
@@ -187,7 +236,23 @@ impl Catalog {
         context: &str,
         f: impl FnOnce(&mut dyn Session) -> Result<T>,
     ) -> Result<T> {
-        self.backend.write(|e| self.db_err(context, e), f)
+        match &self.store {
+            Store::Sql(backend) => backend.write(|e| self.db_err(context, e), f),
+            Store::Remote(_) => Err(self.not_sql()),
+        }
+    }
+
+    /// Every public operation hands a remote catalog to its client first; reaching the SQL of
+    /// one is a bug of this crate.
+    fn not_sql(&self) -> Error {
+        Error::Remote {
+            file: self.file.clone(),
+            kind: ErrorKind::Remote,
+            message: format!(
+                "{}: an operation of the SQL catalogs reached a remote catalog (a bug of ldp)",
+                self.file.display()
+            ),
+        }
     }
 }
 

@@ -36,6 +36,16 @@ pub enum ErrorKind {
     Connect,
     /// Any other PostgreSQL failure.
     Postgres,
+    /// A remote catalog (REST, Glue) could not be reached, or answered that it is busy or
+    /// throttling: retry later.
+    Unavailable,
+    /// A remote catalog may or may not have applied a commit (the connection broke, or it
+    /// answered 5xx, after the request was sent): reload the table before trying again.
+    CommitStateUnknown,
+    /// A remote catalog refused the credentials or the operation.
+    Unauthorized,
+    /// Any other failure of a remote catalog.
+    Remote,
 }
 
 impl ErrorKind {
@@ -45,10 +55,13 @@ impl ErrorKind {
         1
     }
 
-    /// Whether another attempt of the same work may succeed: only commit conflicts and a busy
-    /// (locked) database.
+    /// Whether another attempt of the same work may succeed: only commit conflicts, a busy
+    /// (locked) database and an unavailable remote catalog.
     pub fn is_retryable(self) -> bool {
-        matches!(self, ErrorKind::CommitConflict | ErrorKind::Busy)
+        matches!(
+            self,
+            ErrorKind::CommitConflict | ErrorKind::Busy | ErrorKind::Unavailable
+        )
     }
 }
 
@@ -68,6 +81,10 @@ impl fmt::Display for ErrorKind {
             ErrorKind::InvalidUri => "invalid uri",
             ErrorKind::Connect => "connect",
             ErrorKind::Postgres => "postgres",
+            ErrorKind::Unavailable => "unavailable",
+            ErrorKind::CommitStateUnknown => "commit state unknown",
+            ErrorKind::Unauthorized => "unauthorized",
+            ErrorKind::Remote => "remote",
         })
     }
 }
@@ -241,6 +258,18 @@ pub enum Error {
         #[source]
         source: postgres::Error,
     },
+    /// A remote catalog (REST, Glue) failed; `message` is its client's error, which names the
+    /// catalog and never holds a secret.
+    #[error("{message}")]
+    Remote {
+        /// The catalog as messages name it.
+        file: PathBuf,
+        /// [`ErrorKind::Unavailable`], [`ErrorKind::CommitStateUnknown`],
+        /// [`ErrorKind::Unauthorized`], [`ErrorKind::ReadOnly`] or [`ErrorKind::Remote`].
+        kind: ErrorKind,
+        /// The client's message.
+        message: String,
+    },
     /// A file-system operation failed.
     #[error("cannot {context} {}: {source}", path.display())]
     Io {
@@ -276,6 +305,7 @@ impl Error {
             Error::InvalidUri { .. } => ErrorKind::InvalidUri,
             Error::Connect { .. } => ErrorKind::Connect,
             Error::Postgres { .. } => ErrorKind::Postgres,
+            Error::Remote { kind, .. } => *kind,
         }
     }
 

@@ -32,6 +32,9 @@ impl Catalog {
     /// `namespace_exists`.
     pub fn namespace_exists(&self, namespace: &str) -> Result<bool> {
         check_namespace(&self.file, namespace)?;
+        if let Some(remote) = self.remote() {
+            return remote.namespace_exists(namespace);
+        }
         self.read(|s| self.namespace_exists_on(s, namespace))
     }
 
@@ -85,6 +88,16 @@ impl Catalog {
     ) -> Result<bool> {
         check_namespace(&self.file, namespace)?;
         self.writable(|| format!("create namespace {namespace}"))?;
+        if let Some(remote) = self.remote() {
+            if remote.namespace_exists(namespace)? {
+                return Ok(false);
+            }
+            return match remote.create_namespace(namespace, properties) {
+                Ok(()) => Ok(true),
+                Err(e) if e.kind() == crate::ErrorKind::AlreadyExists => Ok(false),
+                Err(e) => Err(e),
+            };
+        }
         let context = format!("creating namespace {namespace}");
         self.write(&context, |s| {
             if self.namespace_exists_on(s, namespace)? {
@@ -113,6 +126,13 @@ impl Catalog {
         if let Some(parent) = parent {
             self.namespace_must_exist(parent)?;
         }
+        if let Some(remote) = self.remote() {
+            // Remote catalogs here are one level deep (Glue; ldp's REST namespaces).
+            return match parent {
+                None => remote.list_namespaces(),
+                Some(_) => Ok(Vec::new()),
+            };
+        }
         if self.schema == SchemaVersion::Empty {
             return Ok(Vec::new());
         }
@@ -135,6 +155,9 @@ impl Catalog {
     /// The properties of `namespace` (pyiceberg's `load_namespace_properties`). NULL values,
     /// which only a `JdbcCatalog`-made file could hold, are skipped.
     pub fn namespace_properties(&self, namespace: &str) -> Result<BTreeMap<String, String>> {
+        if let Some(remote) = self.remote() {
+            return remote.namespace_properties(namespace);
+        }
         self.namespace_must_exist(namespace)?;
         let rows = self.read(|s| {
             s.rows(sql::NAMESPACE_PROPERTIES, &[&self.name, namespace])
@@ -215,6 +238,9 @@ impl Catalog {
 
     /// The names of the tables directly in `namespace`, sorted (views are skipped).
     pub fn list_tables(&self, namespace: &str) -> Result<Vec<String>> {
+        if let Some(remote) = self.remote() {
+            return remote.list_tables(namespace);
+        }
         self.namespace_must_exist(namespace)?;
         self.read(|s| self.list_tables_on(s, namespace))
     }
@@ -241,6 +267,9 @@ impl Catalog {
     pub fn drop_namespace(&self, namespace: &str) -> Result<()> {
         check_namespace(&self.file, namespace)?;
         self.writable(|| format!("drop namespace {namespace}"))?;
+        if let Some(remote) = self.remote() {
+            return remote.drop_namespace(namespace);
+        }
         let context = format!("dropping namespace {namespace}");
         self.write(&context, |s| {
             if !self.namespace_exists_on(s, namespace)? {

@@ -7,6 +7,7 @@ use crate::backend::Session;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::ident::{check_table, qualified};
+use crate::remote::{NewTable, TableChange};
 use crate::schema::{ICEBERG_TYPE_TABLE, SchemaVersion};
 use crate::sql;
 
@@ -24,9 +25,33 @@ impl Catalog {
     /// exist (pyiceberg's rule; see [`Catalog::create_namespace_if_missing`]); a table of that
     /// name must not.
     pub fn create_table(&self, namespace: &str, name: &str, metadata_location: &str) -> Result<()> {
+        self.create_table_from(
+            namespace,
+            name,
+            NewTable {
+                metadata_location,
+                metadata: "",
+            },
+        )
+        .map(drop)
+    }
+
+    /// [`Catalog::create_table`] with the first metadata's content, which a remote catalog may
+    /// need. Returns the metadata file the catalog holds for the table: `new`'s, or (REST) one
+    /// the catalog wrote; the caller then reads that one.
+    pub fn create_table_from(
+        &self,
+        namespace: &str,
+        name: &str,
+        new: NewTable<'_>,
+    ) -> Result<String> {
         check_table(&self.file, namespace, name, true)?;
         let table = qualified(namespace, name);
         self.writable(|| format!("create table {table}"))?;
+        if let Some(remote) = self.remote() {
+            return remote.create_table(namespace, name, new);
+        }
+        let metadata_location = new.metadata_location;
         let context = format!("creating table {table}");
         self.write(&context, |s| {
             if !self.namespace_exists_on(s, namespace)? {
@@ -52,7 +77,7 @@ impl Catalog {
                 ),
             };
             match inserted {
-                Ok(_) => Ok(()),
+                Ok(_) => Ok(metadata_location.to_string()),
                 Err(e) if e.is_unique_violation() => Err(Error::TableExists {
                     file: self.file.clone(),
                     table: table.clone(),
@@ -65,6 +90,9 @@ impl Catalog {
     /// The table's row, or `None` when there is no such table (views are not tables).
     pub fn load_table(&self, namespace: &str, name: &str) -> Result<Option<TableRecord>> {
         check_table(&self.file, namespace, name, false)?;
+        if let Some(remote) = self.remote() {
+            return remote.load_table(namespace, name);
+        }
         self.read(|s| self.load_on(s, namespace, name))
     }
 
@@ -111,9 +139,32 @@ impl Catalog {
     /// retryable [`Error::CommitConflict`] (reload the table, re-apply, commit again); when the
     /// table is gone, with [`Error::TableNotFound`].
     pub fn commit(&self, namespace: &str, name: &str, expected: &str, new: &str) -> Result<()> {
+        let change = TableChange {
+            expected,
+            new,
+            metadata: "",
+            commit: "",
+        };
+        self.commit_change(namespace, name, change).map(drop)
+    }
+
+    /// Commits one write of the table, as every catalog type needs it (see [`TableChange`]):
+    /// the SQL catalogs and Glue move the pointer from `change.expected` to `change.new`; a REST
+    /// catalog applies `change.commit` and writes a metadata file of its own. Returns the
+    /// table's metadata file after the commit. Errors as [`Catalog::commit`].
+    pub fn commit_change(
+        &self,
+        namespace: &str,
+        name: &str,
+        change: TableChange<'_>,
+    ) -> Result<String> {
         check_table(&self.file, namespace, name, false)?;
         let table = qualified(namespace, name);
         self.writable(|| format!("commit to table {table}"))?;
+        if let Some(remote) = self.remote() {
+            return remote.commit(namespace, name, change);
+        }
+        let (expected, new) = (change.expected, change.new);
         let context = format!("committing to table {table}");
         self.write(&context, |s| {
             let changed = s
@@ -123,7 +174,7 @@ impl Catalog {
                 )
                 .map_err(|e| self.db_err(&context, e))?;
             if changed == 1 {
-                return Ok(());
+                return Ok(new.to_string());
             }
             // Nothing changed: say why (inside the same transaction, so the answer is exact).
             match self.load_on(s, namespace, name)? {
@@ -146,6 +197,9 @@ impl Catalog {
         check_table(&self.file, namespace, name, false)?;
         let table = qualified(namespace, name);
         self.writable(|| format!("drop table {table}"))?;
+        if let Some(remote) = self.remote() {
+            return remote.drop_table(namespace, name);
+        }
         let context = format!("dropping table {table}");
         self.write(&context, |s| {
             let record = self
@@ -177,6 +231,9 @@ impl Catalog {
         let from = qualified(from_namespace, from_name);
         let to = qualified(to_namespace, to_name);
         self.writable(|| format!("rename table {from} to {to}"))?;
+        if let Some(remote) = self.remote() {
+            return remote.rename_table((from_namespace, from_name), (to_namespace, to_name));
+        }
         let context = format!("renaming table {from} to {to}");
         self.write(&context, |s| {
             if !self.namespace_exists_on(s, to_namespace)? {

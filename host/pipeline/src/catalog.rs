@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ldp_catalog::{Catalog, CatalogAddress, Mode, PostgresAddress};
+use ldp_catalog::{Catalog, CatalogAddress, Mode, PostgresAddress, RemoteAddress};
 use ldp_config::paths::{PathContext, local_catalog_layout, sqlite_file};
 use ldp_config::{CatalogSpec, CatalogType, ConfigError};
 
@@ -62,12 +62,24 @@ impl ResolvedCatalog {
                 })
             }
             CatalogType::Sql => resolve_sql(spec, context),
-            other => Err(Error::Unsupported {
-                message: format!(
-                    "catalog type '{}' is not supported by this ldp yet; use a local catalog (identifier + warehouse_path), or sql on a sqlite:/// file or a postgresql:// database",
-                    other.as_str()
-                ),
-            }),
+            CatalogType::Rest => {
+                let connector = ldp_catalog_rest::RestConnector::new(rest_settings(spec)?);
+                resolve_remote(spec, RemoteAddress::new(connector), None)
+            }
+            CatalogType::Glue => {
+                let properties = client_properties(spec)?;
+                let settings =
+                    ldp_catalog_glue::GlueSettings::from_env(&spec.catalog_name(), &properties)
+                        .map_err(|e| ConfigError::Catalog {
+                            message: e.to_string(),
+                        })?;
+                let warehouse = spec.warehouse.as_deref().ok_or_else(|| ConfigError::Catalog {
+                    message: "a glue catalog needs 'warehouse': the s3:// prefix its tables' files go to"
+                        .into(),
+                })?;
+                let connector = ldp_catalog_glue::GlueConnector::new(settings);
+                resolve_remote(spec, RemoteAddress::new(connector), Some(warehouse))
+            }
         }
     }
 
@@ -80,13 +92,52 @@ impl ResolvedCatalog {
         Ok(Catalog::connect(&self.address, &self.catalog_name, mode)?)
     }
 
-    /// A table's location: `<warehouse>/<namespace>/<table>`.
+    /// A table's location: `<warehouse>/<namespace>/<table>`; on Glue `<warehouse>/<namespace>.db/<table>`,
+    /// where pyiceberg's `GlueCatalog` puts it. A REST catalog picks its tables' locations
+    /// itself: the first metadata file is prepared in a temporary folder and deleted once the
+    /// catalog has created the table.
     pub fn table_location(&self, table: &str) -> PathBuf {
+        if let CatalogAddress::Remote(address) = &self.address
+            && address.0.describe().starts_with("Glue ")
+            && let Some(warehouse) = &self.object_warehouse
+        {
+            return PathBuf::from(format!("{warehouse}/{}.db/{table}", self.namespace));
+        }
         match &self.object_warehouse {
             Some(warehouse) => PathBuf::from(format!("{warehouse}/{}/{table}", self.namespace)),
             None => self.warehouse.join(&self.namespace).join(table),
         }
     }
+}
+
+/// A catalog behind a network API. `warehouse` is where new tables go (Glue); a REST catalog
+/// places them itself.
+fn resolve_remote(
+    spec: &CatalogSpec,
+    address: RemoteAddress,
+    warehouse: Option<&str>,
+) -> Result<ResolvedCatalog> {
+    let namespace = spec.table_namespace().ok_or_else(|| ConfigError::Catalog {
+        message: format!(
+            "{} catalog spec needs 'namespace' or 'identifier'",
+            spec.effective_type().as_str()
+        ),
+    })?;
+    let (warehouse, object_warehouse) = match warehouse {
+        Some(uri) => {
+            let uri = uri.trim_end_matches('/').to_string();
+            (PathBuf::from(&uri), Some(uri))
+        }
+        None => (std::env::temp_dir().join("ldp-rest-staging"), None),
+    };
+    Ok(ResolvedCatalog {
+        address: CatalogAddress::Remote(address),
+        catalog_name: spec.catalog_name(),
+        namespace: namespace.to_string(),
+        warehouse,
+        local: false,
+        object_warehouse,
+    })
 }
 
 fn resolve_sql(spec: &CatalogSpec, context: &PathContext) -> Result<ResolvedCatalog> {
@@ -152,19 +203,27 @@ pub fn rest_settings(spec: &CatalogSpec) -> Result<ldp_catalog_rest::RestSetting
     settings.token = env_value("token_env", spec.token_env.as_deref())?;
     settings.credential = env_value("credential_env", spec.credential_env.as_deref())?
         .map(|value| ldp_catalog_rest::parse_credential(&value));
+    settings.properties = client_properties(spec)?;
+    Ok(settings)
+}
+
+/// A remote catalog's client properties: `properties`, with `properties_env` (property →
+/// variable) read over them.
+fn client_properties(spec: &CatalogSpec) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut properties = std::collections::BTreeMap::new();
     for (key, value) in &spec.properties {
         let value = match value {
             serde_json::Value::String(text) => text.clone(),
             other => other.to_string(),
         };
-        settings.properties.insert(key.clone(), value);
+        properties.insert(key.clone(), value);
     }
     for (key, variable) in &spec.properties_env {
         if let Some(value) = env_value(&format!("properties_env.{key}"), Some(variable))? {
-            settings.properties.insert(key.clone(), value);
+            properties.insert(key.clone(), value);
         }
     }
-    Ok(settings)
+    Ok(properties)
 }
 
 /// The value of the variable the catalog key `key` names (none without the key).

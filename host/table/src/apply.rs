@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::files::FileGuard;
 use crate::location::next_metadata_file;
 use crate::table::{Table, write_metadata};
+use crate::table_commit::TableCommit;
 
 /// Commits `updates` to `namespace.name` when every one of `requirements` holds on its current
 /// metadata, and returns the committed table.
@@ -49,6 +50,10 @@ pub fn apply_commit(
     let table = Table::load(catalog, namespace, name)?;
     let identifier = table.identifier().to_string();
     check_requirements(&identifier, table.metadata(), requirements)?;
+    let commit = TableCommit {
+        requirements: requirements.to_vec(),
+        updates: updates.clone(),
+    };
     let Some(metadata) = updated_metadata(&table, updates)? else {
         return Ok(table);
     };
@@ -57,7 +62,7 @@ pub fn apply_commit(
     let mut written = FileGuard::new(&identifier);
     written.push(next.clone());
     write_metadata(&identifier, &metadata, &next)?;
-    catalog.commit(namespace, name, current, &next)?;
+    let (next, metadata) = crate::catalog_commit::commit(catalog, &table, next, metadata, &commit)?;
     written.keep();
     tracing::debug!(
         table = identifier,

@@ -131,14 +131,21 @@ pub(crate) fn commit_unless_unchanged(
             return Ok(None);
         };
         let snapshot_id = staged.snapshot_id;
-        match catalog.commit(
-            table.namespace(),
-            table.name(),
-            table.metadata_location(),
-            &staged.metadata_location,
+        let Staged {
+            metadata_location,
+            metadata,
+            commit,
+            ..
+        } = &staged;
+        match crate::catalog_commit::commit(
+            catalog,
+            table,
+            metadata_location.clone(),
+            metadata.clone(),
+            commit,
         ) {
-            Ok(()) => {
-                let (metadata_location, metadata, commit) = staged.keep();
+            Ok((metadata_location, metadata)) => {
+                let (_, _, commit) = staged.keep();
                 table.advance(metadata_location.clone(), metadata, commit);
                 let (rows_after, rows_written, operation) = table
                     .current_snapshot()
@@ -172,7 +179,7 @@ pub(crate) fn commit_unless_unchanged(
                 let out_of_time = started.elapsed() >= policy.deadline;
                 if attempts >= policy.max_attempts || out_of_time {
                     if policy.max_attempts <= 1 {
-                        return Err(error.into());
+                        return Err(error);
                     }
                     return Err(Error::RetriesExhausted {
                         table: table.identifier().to_string(),
@@ -192,7 +199,7 @@ pub(crate) fn commit_unless_unchanged(
                 std::thread::sleep(wait);
                 table.refresh(catalog)?;
             }
-            Err(error) => return Err(error.into()),
+            Err(error) => return Err(error),
         }
     }
 }

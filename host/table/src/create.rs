@@ -228,13 +228,13 @@ pub(crate) fn register_new(
     if create_namespace {
         catalog.create_namespace_if_missing(namespace)?;
     }
-    catalog.create_table(namespace, name, &metadata_location)?;
+    let table =
+        crate::catalog_commit::create(catalog, namespace, name, metadata_location, metadata)?;
     written.keep();
-    tracing::debug!(table = identifier, metadata_location, "created table");
-    Ok(Table::from_parts(
-        namespace,
-        name,
-        metadata_location,
-        metadata,
-    ))
+    tracing::debug!(
+        table = identifier,
+        metadata_location = table.metadata_location(),
+        "created table"
+    );
+    Ok(table)
 }

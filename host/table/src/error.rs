@@ -80,7 +80,7 @@ pub enum Error {
         attempts: u32,
         /// The last conflict.
         #[source]
-        source: Box<ldp_catalog::Error>,
+        source: Box<Error>,
     },
     /// A requirement of a commit does not hold on the table's current metadata (another writer
     /// committed first): reload the table and try again.

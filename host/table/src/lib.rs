@@ -54,6 +54,7 @@
 
 mod append;
 mod apply;
+mod catalog_commit;
 mod commit;
 mod create;
 mod error;

@@ -80,6 +80,14 @@ pub fn pin(args: &DatasetsPinArgs) -> anyhow::Result<u8> {
                 spec.insert("uri".into(), postgres.to_string().into());
                 CatalogSpec::Other(spec)
             }
+            // A remote catalog is recorded by its description; the version reads through the
+            // metadata file it records.
+            remote @ ldp_catalog::CatalogAddress::Remote(_) => {
+                let mut spec = serde_json::Map::new();
+                spec.insert("name".into(), target.catalog_name.clone().into());
+                spec.insert("catalog".into(), remote.to_string().into());
+                CatalogSpec::Other(spec)
+            }
         };
         (warehouse, spec)
     };

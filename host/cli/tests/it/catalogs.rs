@@ -27,6 +27,11 @@ macro_rules! on_every_catalog {
             fn postgres() {
                 super::$test(super::Kind::Postgres)
             }
+
+            #[test]
+            fn rest() {
+                super::$test(super::Kind::Rest)
+            }
         }
     )*};
 }
@@ -48,7 +53,13 @@ pub(crate) enum Kind {
     Local,
     /// `{"type": "sql", "uri": "postgresql://…", "password_env": …, "warehouse": "warehouse"}`.
     Postgres,
+    /// `{"type": "rest", "uri": "http://…", "token_env": …}` on rustberg, a third-party Iceberg
+    /// REST catalog (a server per test).
+    Rest,
 }
+
+/// The variable the REST catalogs' `token_env` names.
+const TOKEN_ENV: &str = "LDP_TEST_REST_TOKEN";
 
 /// A working folder with the rides and one catalog block every config of it uses.
 pub(crate) struct Lake {
@@ -56,6 +67,8 @@ pub(crate) struct Lake {
     kind: Kind,
     catalog: Value,
     env: Vec<(&'static str, String)>,
+    /// The REST server, stopped with the lake.
+    _rest: Option<ldp_test_servers::rustberg::Rustberg>,
 }
 
 impl Lake {
@@ -63,6 +76,7 @@ impl Lake {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("data")).unwrap();
         std::fs::copy(rides(), dir.path().join("data/rides.csv")).unwrap();
+        let mut rest = None;
         let (catalog, env) = match kind {
             Kind::Local => (
                 json!({"identifier": "nyc", "warehouse_path": "warehouse"}),
@@ -81,12 +95,23 @@ impl Lake {
                     )],
                 )
             }
+            Kind::Rest => {
+                let server = ldp_test_servers::rustberg::Rustberg::start();
+                let block = json!({"type": "rest", "name": "lake", "namespace": "nyc",
+                                   "uri": server.uri, "token_env": TOKEN_ENV});
+                rest = Some(server);
+                (
+                    block,
+                    vec![(TOKEN_ENV, ldp_test_servers::rustberg::TOKEN.to_string())],
+                )
+            }
         };
         Lake {
             dir,
             kind,
             catalog,
             env,
+            _rest: rest,
         }
     }
 
@@ -99,7 +124,7 @@ impl Lake {
                 "nyc".to_string(),
                 format!("sqlite:///{}/nyc_catalog.db", warehouse.display()),
             ),
-            Kind::Postgres => (
+            Kind::Postgres | Kind::Rest => (
                 "lake".to_string(),
                 self.catalog["uri"].as_str().unwrap().replacen(
                     "postgresql://",
@@ -108,8 +133,42 @@ impl Lake {
                 ),
             ),
         };
+        let rest = matches!(self.kind, Kind::Rest);
         json!({"name": name, "uri": uri, "warehouse": format!("file://{}", warehouse.display()),
-               "password_env": PASSWORD_ENV})
+               "password_env": PASSWORD_ENV, "rest": rest, "token_env": TOKEN_ENV})
+    }
+
+    /// The data folder of table `nyc.<table>`: under the lake's warehouse, or where the REST
+    /// server put the table (under its own warehouse, the folder named after the table).
+    fn data_folder(&self, table: &str) -> PathBuf {
+        let Some(server) = &self._rest else {
+            return self.path(&format!("warehouse/nyc/{table}/data"));
+        };
+        fn find(dir: &Path, table: &str) -> Option<PathBuf> {
+            for entry in std::fs::read_dir(dir).ok()?.flatten() {
+                let path = entry.path();
+                if !path.is_dir() {
+                    continue;
+                }
+                let named = path.file_name().is_some_and(|n| {
+                    n.to_str()
+                        .is_some_and(|n| n == table || n.starts_with(&format!("{table}-")))
+                });
+                if named && path.join("data").is_dir() {
+                    return Some(path.join("data"));
+                }
+                if let Some(found) = find(&path, table) {
+                    return Some(found);
+                }
+            }
+            None
+        }
+        find(&server.warehouse, table).unwrap_or_else(|| {
+            panic!(
+                "no data folder of {table} under {}",
+                server.warehouse.display()
+            )
+        })
     }
 
     pub(crate) fn path(&self, rel: &str) -> PathBuf {
@@ -308,7 +367,7 @@ fn schema_evolution_and_partitions(kind: Kind) {
         "SELECT count(DISTINCT CAST(pickup_ts AS DATE)) AS days, count(*) AS n FROM by_day",
         &[],
     );
-    let files = data_files(&lake.path("warehouse/nyc/by_day/data"));
+    let files = data_files(&lake.data_folder("by_day"));
     assert_eq!(days[0]["n"], 20);
     assert_eq!(Some(files as u64), days[0]["days"].as_u64(), "{days:?}");
 }
@@ -361,7 +420,11 @@ if password and "@" in uri:
     scheme, rest = uri.split("://", 1)
     user, host = rest.split("@", 1)
     uri = f"{scheme}://{user}:{password}@{host}"
-catalog = SqlCatalog(spec["name"], uri=uri, warehouse=spec["warehouse"])
+if spec["rest"]:
+    from pyiceberg.catalog.rest import RestCatalog
+    catalog = RestCatalog(spec["name"], uri=uri, token=os.environ[spec["token_env"]])
+else:
+    catalog = SqlCatalog(spec["name"], uri=uri, warehouse=spec["warehouse"])
 if step == "read_and_create":
     rides = catalog.load_table(("nyc", "rides")).scan().to_arrow()
     trips = catalog.create_table(("nyc", "trips"), schema=rides.schema)
@@ -452,6 +515,7 @@ fn catalog_test_lists_what_runs_wrote(kind: Kind) {
     let (kind_name, name) = match kind {
         Kind::Local => ("local", "nyc"),
         Kind::Postgres => ("sql", "lake"),
+        Kind::Rest => ("rest", "lake"),
     };
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], format!("catalog type: {kind_name}"), "{text}");

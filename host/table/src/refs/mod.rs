@@ -177,12 +177,7 @@ pub(crate) fn commit_edit_then(
     let mut files = FileGuard::new(&identifier);
     files.push(location.clone());
     write_metadata(&identifier, &next, &location)?;
-    catalog.commit(
-        table.namespace(),
-        table.name(),
-        table.metadata_location(),
-        &location,
-    )?;
+    let (location, next) = crate::catalog_commit::commit(catalog, table, location, next, &commit)?;
     files.keep();
     table.advance(location, next, commit);
     Ok(())
