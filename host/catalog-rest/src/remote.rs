@@ -205,12 +205,24 @@ impl RemoteCatalog for Connected {
             .catalog
             .commit_table(namespace, name, &commit.requirements, &commit.updates)
             .map_err(|e| match e.kind() {
+                // The REST spec has no requirement on the last sequence number: a snapshot
+                // built before another writer's commit to another branch (a staged window
+                // racing another) is refused with 400 when applied. It is the same lost race
+                // as a failed requirement: rebuilt on the new head, it commits.
                 ErrorKind::Conflict => ldp_catalog::Error::CommitConflict {
                     file: PathBuf::from(&self.name),
                     table: format!("{namespace}.{name}"),
                     expected: change.expected.to_string(),
                     actual: e.to_string(),
                 },
+                ErrorKind::Rejected if e.to_string().contains("sequence number") => {
+                    ldp_catalog::Error::CommitConflict {
+                        file: PathBuf::from(&self.name),
+                        table: format!("{namespace}.{name}"),
+                        expected: change.expected.to_string(),
+                        actual: e.to_string(),
+                    }
+                }
                 _ => self.err(e, What::Table(namespace, name)),
             })?;
         Ok(loaded.metadata_location)

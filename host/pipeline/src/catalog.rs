@@ -64,7 +64,7 @@ impl ResolvedCatalog {
             CatalogType::Sql => resolve_sql(spec, context),
             CatalogType::Rest => {
                 let connector = ldp_catalog_rest::RestConnector::new(rest_settings(spec)?);
-                resolve_remote(spec, RemoteAddress::new(connector), None)
+                resolve_remote(spec, context, RemoteAddress::new(connector), None)
             }
             CatalogType::Glue => {
                 let properties = client_properties(spec)?;
@@ -78,7 +78,12 @@ impl ResolvedCatalog {
                         .into(),
                 })?;
                 let connector = ldp_catalog_glue::GlueConnector::new(settings);
-                resolve_remote(spec, RemoteAddress::new(connector), Some(warehouse))
+                resolve_remote(
+                    spec,
+                    context,
+                    RemoteAddress::new(connector),
+                    Some(warehouse),
+                )
             }
         }
     }
@@ -94,8 +99,8 @@ impl ResolvedCatalog {
 
     /// A table's location: `<warehouse>/<namespace>/<table>`; on Glue `<warehouse>/<namespace>.db/<table>`,
     /// where pyiceberg's `GlueCatalog` puts it. A REST catalog picks its tables' locations
-    /// itself: the first metadata file is prepared in a temporary folder and deleted once the
-    /// catalog has created the table.
+    /// itself: the first metadata file is prepared under the local warehouse and deleted once
+    /// the catalog has created the table.
     pub fn table_location(&self, table: &str) -> PathBuf {
         if let CatalogAddress::Remote(address) = &self.address
             && address.0.describe().starts_with("Glue ")
@@ -111,9 +116,12 @@ impl ResolvedCatalog {
 }
 
 /// A catalog behind a network API. `warehouse` is where new tables go (Glue); a REST catalog
-/// places them itself.
+/// places them itself, and its local warehouse (`warehouse_path`, else `warehouse` beside the
+/// config) holds only what ldp keeps beside the tables (dataset versions) and, for a moment, the
+/// first metadata of a table it creates.
 fn resolve_remote(
     spec: &CatalogSpec,
+    context: &PathContext,
     address: RemoteAddress,
     warehouse: Option<&str>,
 ) -> Result<ResolvedCatalog> {
@@ -128,7 +136,10 @@ fn resolve_remote(
             let uri = uri.trim_end_matches('/').to_string();
             (PathBuf::from(&uri), Some(uri))
         }
-        None => (std::env::temp_dir().join("ldp-rest-staging"), None),
+        None => {
+            let folder = spec.warehouse_path.as_deref().unwrap_or("warehouse");
+            (context.resolve(folder).path, None)
+        }
     };
     Ok(ResolvedCatalog {
         address: CatalogAddress::Remote(address),
