@@ -3,9 +3,10 @@
 //! table's columns, location and properties as pyiceberg's `GlueCatalog` does.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
-use ldp_catalog::{NewTable, RemoteCatalog, RemoteConnector, TableChange, TableRecord};
+use ldp_catalog::{
+    Failure, NewTable, RemoteCatalog, RemoteConnector, Subject, TableChange, TableRecord,
+};
 
 use crate::error::{Error, ErrorKind};
 use crate::{GlueCatalog, GlueSettings, GlueTable, TableDescriptor};
@@ -31,7 +32,7 @@ impl RemoteConnector for GlueConnector {
     fn connect(&self) -> ldp_catalog::Result<Box<dyn RemoteCatalog>> {
         let name = self.describe();
         let catalog = GlueCatalog::connect(self.settings.clone())
-            .map_err(|e| to_catalog_error(&name, e, None))?;
+            .map_err(|e| to_catalog_error(&name, e, Subject::Catalog))?;
         Ok(Box::new(Connected { catalog, name }))
     }
 }
@@ -48,16 +49,9 @@ impl std::fmt::Debug for Connected {
     }
 }
 
-/// What an operation was about, to name a missing or existing one.
-#[derive(Clone, Copy)]
-enum What<'a> {
-    Namespace(&'a str),
-    Table(&'a str, &'a str),
-}
-
 impl Connected {
-    fn err(&self, error: Error, what: What<'_>) -> ldp_catalog::Error {
-        to_catalog_error(&self.name, error, Some(what))
+    fn err(&self, error: Error, subject: Subject<'_>) -> ldp_catalog::Error {
+        to_catalog_error(&self.name, error, subject)
     }
 }
 
@@ -78,13 +72,13 @@ impl RemoteCatalog for Connected {
     fn list_namespaces(&self) -> ldp_catalog::Result<Vec<String>> {
         self.catalog
             .list_namespaces()
-            .map_err(|e| to_catalog_error(&self.name, e, None))
+            .map_err(|e| to_catalog_error(&self.name, e, Subject::Catalog))
     }
 
     fn namespace_exists(&self, namespace: &str) -> ldp_catalog::Result<bool> {
         self.catalog
             .namespace_exists(namespace)
-            .map_err(|e| self.err(e, What::Namespace(namespace)))
+            .map_err(|e| self.err(e, Subject::Namespace(namespace)))
     }
 
     fn create_namespace(
@@ -94,7 +88,7 @@ impl RemoteCatalog for Connected {
     ) -> ldp_catalog::Result<()> {
         self.catalog
             .create_namespace(namespace, properties)
-            .map_err(|e| self.err(e, What::Namespace(namespace)))
+            .map_err(|e| self.err(e, Subject::Namespace(namespace)))
     }
 
     fn namespace_properties(
@@ -103,20 +97,20 @@ impl RemoteCatalog for Connected {
     ) -> ldp_catalog::Result<BTreeMap<String, String>> {
         self.catalog
             .namespace_properties(namespace)
-            .map_err(|e| self.err(e, What::Namespace(namespace)))
+            .map_err(|e| self.err(e, Subject::Namespace(namespace)))
     }
 
     fn drop_namespace(&self, namespace: &str) -> ldp_catalog::Result<()> {
         self.catalog
             .drop_namespace(namespace)
-            .map_err(|e| self.err(e, What::Namespace(namespace)))
+            .map_err(|e| self.err(e, Subject::Namespace(namespace)))
     }
 
     fn list_tables(&self, namespace: &str) -> ldp_catalog::Result<Vec<String>> {
         let mut names = self
             .catalog
             .list_tables(namespace)
-            .map_err(|e| self.err(e, What::Namespace(namespace)))?;
+            .map_err(|e| self.err(e, Subject::Namespace(namespace)))?;
         names.sort();
         Ok(names)
     }
@@ -125,7 +119,7 @@ impl RemoteCatalog for Connected {
         self.catalog
             .load_table(namespace, name)
             .map(|found| found.map(record))
-            .map_err(|e| self.err(e, What::Table(namespace, name)))
+            .map_err(|e| self.err(e, Subject::Table(namespace, name)))
     }
 
     fn create_table(
@@ -137,7 +131,7 @@ impl RemoteCatalog for Connected {
         let described = descriptor(new.metadata).unwrap_or_default();
         self.catalog
             .create_table_with(namespace, name, new.metadata_location, &described)
-            .map_err(|e| self.err(e, What::Table(namespace, name)))?;
+            .map_err(|e| self.err(e, Subject::Table(namespace, name)))?;
         Ok(new.metadata_location.to_string())
     }
 
@@ -156,14 +150,13 @@ impl RemoteCatalog for Connected {
                 change.new,
                 described.as_ref(),
             )
-            .map_err(|e| match e.kind() {
-                ErrorKind::Conflict => ldp_catalog::Error::CommitConflict {
-                    file: PathBuf::from(&self.name),
-                    table: format!("{namespace}.{name}"),
-                    expected: change.expected.to_string(),
-                    actual: e.to_string(),
-                },
-                _ => self.err(e, What::Table(namespace, name)),
+            .map_err(|e| {
+                let subject = Subject::Commit {
+                    namespace,
+                    table: name,
+                    expected: change.expected,
+                };
+                to_catalog_error(&self.name, e, subject)
             })?;
         Ok(change.new.to_string())
     }
@@ -172,53 +165,29 @@ impl RemoteCatalog for Connected {
         self.catalog
             .drop_table(namespace, name)
             .map(record)
-            .map_err(|e| self.err(e, What::Table(namespace, name)))
+            .map_err(|e| self.err(e, Subject::Table(namespace, name)))
     }
 
     fn rename_table(&self, from: (&str, &str), to: (&str, &str)) -> ldp_catalog::Result<()> {
         self.catalog
             .rename_table(from.0, from.1, to.0, to.1)
-            .map_err(|e| self.err(e, What::Table(to.0, to.1)))
+            .map_err(|e| self.err(e, Subject::Table(to.0, to.1)))
     }
 }
 
-/// The client's error as the catalog interface's: missing and existing namespaces and tables
-/// as the SQL catalogs name them, the rest with the client's message and a kind.
-fn to_catalog_error(name: &str, error: Error, what: Option<What<'_>>) -> ldp_catalog::Error {
-    let file = PathBuf::from(name);
-    match (error.kind(), what) {
-        (ErrorKind::NotFound, Some(What::Table(ns, t))) => ldp_catalog::Error::TableNotFound {
-            file,
-            table: format!("{ns}.{t}"),
-        },
-        (ErrorKind::NotFound, Some(What::Namespace(ns))) => ldp_catalog::Error::NamespaceNotFound {
-            file,
-            namespace: ns.to_string(),
-        },
-        (ErrorKind::AlreadyExists, Some(What::Table(ns, t))) => ldp_catalog::Error::TableExists {
-            file,
-            table: format!("{ns}.{t}"),
-        },
-        (ErrorKind::AlreadyExists, Some(What::Namespace(ns))) => {
-            ldp_catalog::Error::NamespaceExists {
-                file,
-                namespace: ns.to_string(),
-            }
-        }
-        (kind, _) => ldp_catalog::Error::Remote {
-            file,
-            kind: match kind {
-                ErrorKind::Unreachable | ErrorKind::ServerError => {
-                    ldp_catalog::ErrorKind::Unavailable
-                }
-                ErrorKind::CommitStateUnknown => ldp_catalog::ErrorKind::CommitStateUnknown,
-                ErrorKind::Unauthorized | ErrorKind::Forbidden => {
-                    ldp_catalog::ErrorKind::Unauthorized
-                }
-                ErrorKind::Conflict => ldp_catalog::ErrorKind::CommitConflict,
-                _ => ldp_catalog::ErrorKind::Remote,
-            },
-            message: error.to_string(),
-        },
-    }
+/// The client's error as the catalog interface's ([`ldp_catalog::Error::remote`]).
+fn to_catalog_error(name: &str, error: Error, subject: Subject<'_>) -> ldp_catalog::Error {
+    let failure = match error.kind() {
+        ErrorKind::NotFound => Failure::NotFound,
+        ErrorKind::AlreadyExists => Failure::AlreadyExists,
+        ErrorKind::Conflict => Failure::Conflict,
+        ErrorKind::Unreachable | ErrorKind::ServerError => Failure::Unavailable,
+        ErrorKind::CommitStateUnknown => Failure::CommitStateUnknown,
+        ErrorKind::Unauthorized | ErrorKind::Forbidden => Failure::Unauthorized,
+        ErrorKind::InvalidSettings
+        | ErrorKind::NotIceberg
+        | ErrorKind::Rejected
+        | ErrorKind::BadResponse => Failure::Other,
+    };
+    ldp_catalog::Error::remote(name, failure, subject, error.to_string())
 }

@@ -324,7 +324,9 @@ impl Http {
         }
     }
 
-    /// The OAuth2 client-credentials exchange (RFC 6749 §4.4) at the token endpoint.
+    /// The OAuth2 client-credentials exchange at the token endpoint: a form POST of
+    /// `grant_type=client_credentials`, the client secret, the scope and (when set) the client id,
+    /// answered with an access token and, optionally, its lifetime in seconds.
     fn fetch_token(&self, oauth: &OAuth, op: &Op) -> Result<(String, Option<Instant>)> {
         let token_op = Op {
             action: format!(

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 use iceberg::spec::TableMetadata;
 use iceberg::{TableRequirement, TableUpdate};
-use ldp_catalog::{NewTable, RemoteCatalog, RemoteConnector, TableChange, TableRecord};
+use ldp_catalog::{
+    Failure, NewTable, RemoteCatalog, RemoteConnector, Subject, TableChange, TableRecord,
+};
 use serde::Deserialize;
 
 use crate::error::{Error, ErrorKind};
@@ -48,18 +50,12 @@ impl RemoteConnector for RestConnector {
     }
 
     fn connect(&self) -> ldp_catalog::Result<Box<dyn RemoteCatalog>> {
-        let catalog =
-            RestCatalog::connect(self.settings.clone()).map_err(|e| self.error(e, None))?;
+        let catalog = RestCatalog::connect(self.settings.clone())
+            .map_err(|e| to_catalog_error(&self.describe(), e, Subject::Catalog))?;
         Ok(Box::new(Connected {
             catalog,
             name: self.describe(),
         }))
-    }
-}
-
-impl RestConnector {
-    fn error(&self, error: Error, what: Option<What<'_>>) -> ldp_catalog::Error {
-        to_catalog_error(&self.describe(), error, what)
     }
 }
 
@@ -75,13 +71,6 @@ impl std::fmt::Debug for Connected {
     }
 }
 
-/// What an operation was about, to name a missing or existing one.
-#[derive(Clone, Copy)]
-enum What<'a> {
-    Namespace(&'a str),
-    Table(&'a str, &'a str),
-}
-
 /// The body of a commit as the table layer gives it.
 #[derive(Deserialize)]
 struct Commit {
@@ -90,8 +79,8 @@ struct Commit {
 }
 
 impl Connected {
-    fn err(&self, error: Error, what: What<'_>) -> ldp_catalog::Error {
-        to_catalog_error(&self.name, error, Some(what))
+    fn err(&self, error: Error, subject: Subject<'_>) -> ldp_catalog::Error {
+        to_catalog_error(&self.name, error, subject)
     }
 
     fn invalid(&self, what: &str, reason: impl std::fmt::Display) -> ldp_catalog::Error {
@@ -107,13 +96,13 @@ impl RemoteCatalog for Connected {
     fn list_namespaces(&self) -> ldp_catalog::Result<Vec<String>> {
         self.catalog
             .list_namespaces()
-            .map_err(|e| to_catalog_error(&self.name, e, None))
+            .map_err(|e| to_catalog_error(&self.name, e, Subject::Catalog))
     }
 
     fn namespace_exists(&self, namespace: &str) -> ldp_catalog::Result<bool> {
         self.catalog
             .namespace_exists(namespace)
-            .map_err(|e| self.err(e, What::Namespace(namespace)))
+            .map_err(|e| self.err(e, Subject::Namespace(namespace)))
     }
 
     fn create_namespace(
@@ -123,7 +112,7 @@ impl RemoteCatalog for Connected {
     ) -> ldp_catalog::Result<()> {
         self.catalog
             .create_namespace(namespace, properties)
-            .map_err(|e| self.err(e, What::Namespace(namespace)))
+            .map_err(|e| self.err(e, Subject::Namespace(namespace)))
     }
 
     fn namespace_properties(
@@ -152,7 +141,7 @@ impl RemoteCatalog for Connected {
         let mut names = self
             .catalog
             .list_tables(namespace)
-            .map_err(|e| self.err(e, What::Namespace(namespace)))?;
+            .map_err(|e| self.err(e, Subject::Namespace(namespace)))?;
         names.sort();
         Ok(names)
     }
@@ -164,7 +153,7 @@ impl RemoteCatalog for Connected {
                 previous_metadata_location: None,
             })),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(self.err(e, What::Table(namespace, name))),
+            Err(e) => Err(self.err(e, Subject::Table(namespace, name))),
         }
     }
 
@@ -188,7 +177,7 @@ impl RemoteCatalog for Connected {
         let loaded = self
             .catalog
             .create_table(namespace, name, &create)
-            .map_err(|e| self.err(e, What::Table(namespace, name)))?;
+            .map_err(|e| self.err(e, Subject::Table(namespace, name)))?;
         Ok(loaded.metadata_location)
     }
 
@@ -204,26 +193,13 @@ impl RemoteCatalog for Connected {
         let loaded = self
             .catalog
             .commit_table(namespace, name, &commit.requirements, &commit.updates)
-            .map_err(|e| match e.kind() {
-                // The REST spec has no requirement on the last sequence number: a snapshot
-                // built before another writer's commit to another branch (a staged window
-                // racing another) is refused with 400 when applied. It is the same lost race
-                // as a failed requirement: rebuilt on the new head, it commits.
-                ErrorKind::Conflict => ldp_catalog::Error::CommitConflict {
-                    file: PathBuf::from(&self.name),
-                    table: format!("{namespace}.{name}"),
-                    expected: change.expected.to_string(),
-                    actual: e.to_string(),
-                },
-                ErrorKind::Rejected if e.to_string().contains("sequence number") => {
-                    ldp_catalog::Error::CommitConflict {
-                        file: PathBuf::from(&self.name),
-                        table: format!("{namespace}.{name}"),
-                        expected: change.expected.to_string(),
-                        actual: e.to_string(),
-                    }
-                }
-                _ => self.err(e, What::Table(namespace, name)),
+            .map_err(|e| {
+                let subject = Subject::Commit {
+                    namespace,
+                    table: name,
+                    expected: change.expected,
+                };
+                to_catalog_error(&self.name, e, subject)
             })?;
         Ok(loaded.metadata_location)
     }
@@ -237,54 +213,38 @@ impl RemoteCatalog for Connected {
                 })?;
         self.catalog
             .drop_table(namespace, name)
-            .map_err(|e| self.err(e, What::Table(namespace, name)))?;
+            .map_err(|e| self.err(e, Subject::Table(namespace, name)))?;
         Ok(record)
     }
 
     fn rename_table(&self, from: (&str, &str), to: (&str, &str)) -> ldp_catalog::Result<()> {
         self.catalog
             .rename_table(from.0, from.1, to.0, to.1)
-            .map_err(|e| self.err(e, What::Table(to.0, to.1)))
+            .map_err(|e| self.err(e, Subject::Table(to.0, to.1)))
     }
 }
 
-/// The client's error as the catalog interface's: missing and existing namespaces and tables
-/// as the SQL catalogs name them, the rest with the client's message and a kind.
-fn to_catalog_error(name: &str, error: Error, what: Option<What<'_>>) -> ldp_catalog::Error {
-    let file = PathBuf::from(name);
-    match (error.kind(), what) {
-        (ErrorKind::NotFound, Some(What::Table(ns, t))) => ldp_catalog::Error::TableNotFound {
-            file,
-            table: format!("{ns}.{t}"),
-        },
-        (ErrorKind::NotFound, Some(What::Namespace(ns))) => ldp_catalog::Error::NamespaceNotFound {
-            file,
-            namespace: ns.to_string(),
-        },
-        (ErrorKind::AlreadyExists, Some(What::Table(ns, t))) => ldp_catalog::Error::TableExists {
-            file,
-            table: format!("{ns}.{t}"),
-        },
-        (ErrorKind::AlreadyExists, Some(What::Namespace(ns))) => {
-            ldp_catalog::Error::NamespaceExists {
-                file,
-                namespace: ns.to_string(),
-            }
+/// The client's error as the catalog interface's ([`ldp_catalog::Error::remote`]).
+///
+/// The REST spec has no requirement on the last sequence number: a snapshot built before
+/// another writer's commit to another branch (a staged window racing another) is refused with
+/// 400 when applied. It is the same lost race as a failed requirement (rebuilt on the new head,
+/// it commits), so it is a conflict too.
+fn to_catalog_error(name: &str, error: Error, subject: Subject<'_>) -> ldp_catalog::Error {
+    let message = error.to_string();
+    let failure = match error.kind() {
+        ErrorKind::NotFound => Failure::NotFound,
+        ErrorKind::AlreadyExists => Failure::AlreadyExists,
+        ErrorKind::Conflict => Failure::Conflict,
+        ErrorKind::Rejected
+            if matches!(subject, Subject::Commit { .. }) && message.contains("sequence number") =>
+        {
+            Failure::Conflict
         }
-        (kind, _) => ldp_catalog::Error::Remote {
-            file,
-            kind: match kind {
-                ErrorKind::Unreachable | ErrorKind::ServerError => {
-                    ldp_catalog::ErrorKind::Unavailable
-                }
-                ErrorKind::CommitStateUnknown => ldp_catalog::ErrorKind::CommitStateUnknown,
-                ErrorKind::Unauthorized | ErrorKind::Forbidden => {
-                    ldp_catalog::ErrorKind::Unauthorized
-                }
-                ErrorKind::Conflict => ldp_catalog::ErrorKind::CommitConflict,
-                _ => ldp_catalog::ErrorKind::Remote,
-            },
-            message: error.to_string(),
-        },
-    }
+        ErrorKind::Unreachable | ErrorKind::ServerError => Failure::Unavailable,
+        ErrorKind::CommitStateUnknown => Failure::CommitStateUnknown,
+        ErrorKind::Unauthorized | ErrorKind::Forbidden => Failure::Unauthorized,
+        ErrorKind::InvalidSettings | ErrorKind::Rejected | ErrorKind::BadResponse => Failure::Other,
+    };
+    ldp_catalog::Error::remote(name, failure, subject, message)
 }

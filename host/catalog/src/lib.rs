@@ -67,6 +67,8 @@ pub use catalog::{BUSY_TIMEOUT, Catalog, Mode, catalog_file};
 pub use error::{Error, ErrorKind, Result, no_catalog};
 pub use ident::qualified;
 pub use namespace::{EXISTS_PROPERTY, PropertiesUpdate};
-pub use remote::{NewTable, RemoteAddress, RemoteCatalog, RemoteConnector, TableChange};
+pub use remote::{
+    Failure, NewTable, RemoteAddress, RemoteCatalog, RemoteConnector, Subject, TableChange,
+};
 pub use schema::SchemaVersion;
 pub use table::TableRecord;

@@ -11,9 +11,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::table::TableRecord;
 
 /// One write of a table, as every catalog type needs it.
@@ -26,8 +27,8 @@ pub struct TableChange<'a> {
     /// The new metadata itself (JSON), for catalogs that describe a table from it (Glue's
     /// columns).
     pub metadata: &'a str,
-    /// The write as an Iceberg REST `CommitTableRequest` body without `identifier`
-    /// (`{"requirements": […], "updates": […]}`), for catalogs that apply it themselves.
+    /// The write as an Iceberg REST `CommitTableRequest` body (`{"identifier": …,
+    /// "requirements": […], "updates": […]}`), for catalogs that apply it themselves.
     pub commit: &'a str,
 }
 
@@ -105,3 +106,93 @@ impl PartialEq for RemoteAddress {
 }
 
 impl Eq for RemoteAddress {}
+
+/// What a remote catalog's operation was about, so a failure names the missing or existing
+/// namespace or table as the SQL catalogs do.
+#[derive(Debug, Clone, Copy)]
+pub enum Subject<'a> {
+    /// The catalog itself (connecting, listing namespaces).
+    Catalog,
+    /// A namespace.
+    Namespace(&'a str),
+    /// A table: `(namespace, table)`.
+    Table(&'a str, &'a str),
+    /// A commit to a table built on the metadata file `expected`.
+    Commit {
+        /// The table's namespace.
+        namespace: &'a str,
+        /// The table.
+        table: &'a str,
+        /// The metadata file the write was built on.
+        expected: &'a str,
+    },
+}
+
+/// How a remote catalog's client classifies a failure; [`Error::remote`] makes it this crate's
+/// error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The namespace or table does not exist.
+    NotFound,
+    /// The namespace or table exists.
+    AlreadyExists,
+    /// Another writer committed first: reload, re-apply, commit again.
+    Conflict,
+    /// The catalog cannot be reached, is failing or throttles: retry later.
+    Unavailable,
+    /// A commit may or may not have been applied.
+    CommitStateUnknown,
+    /// The credentials or the permissions were refused.
+    Unauthorized,
+    /// Anything else.
+    Other,
+}
+
+impl Error {
+    /// A remote catalog's failure, the catalog named `catalog`, the client's `message`:
+    /// missing and existing namespaces and tables and lost commits as the SQL catalogs report
+    /// them, the rest as [`Error::Remote`] with the matching kind.
+    pub fn remote(catalog: &str, failure: Failure, subject: Subject<'_>, message: String) -> Error {
+        let file = PathBuf::from(catalog);
+        let table = match subject {
+            Subject::Table(namespace, table)
+            | Subject::Commit {
+                namespace, table, ..
+            } => Some(crate::ident::qualified(namespace, table)),
+            Subject::Catalog | Subject::Namespace(_) => None,
+        };
+        match (failure, subject, table) {
+            (Failure::NotFound, _, Some(table)) => Error::TableNotFound { file, table },
+            (Failure::NotFound, Subject::Namespace(namespace), _) => Error::NamespaceNotFound {
+                file,
+                namespace: namespace.to_string(),
+            },
+            (Failure::AlreadyExists, _, Some(table)) => Error::TableExists { file, table },
+            (Failure::AlreadyExists, Subject::Namespace(namespace), _) => Error::NamespaceExists {
+                file,
+                namespace: namespace.to_string(),
+            },
+            (Failure::Conflict, Subject::Commit { expected, .. }, Some(table)) => {
+                Error::CommitConflict {
+                    file,
+                    table,
+                    expected: expected.to_string(),
+                    actual: message,
+                }
+            }
+            (failure, _, _) => Error::Remote {
+                file,
+                kind: match failure {
+                    Failure::Unavailable => ErrorKind::Unavailable,
+                    Failure::CommitStateUnknown => ErrorKind::CommitStateUnknown,
+                    Failure::Unauthorized => ErrorKind::Unauthorized,
+                    Failure::Conflict => ErrorKind::CommitConflict,
+                    Failure::NotFound | Failure::AlreadyExists | Failure::Other => {
+                        ErrorKind::Remote
+                    }
+                },
+                message,
+            },
+        }
+    }
+}

@@ -95,27 +95,11 @@ impl FromStr for ExportFormat {
 /// [`Error::Storage`] for an object URI that names no object or a store that refuses the
 /// upload (checked before any row is read when the URI itself is wrong).
 pub fn export(version: &DatasetVersion, dest: &Path, format: ExportFormat) -> Result<u64> {
-    Destination::of(version, dest)?;
-    let rows = load(version)?;
-    export_rows(version, &rows, dest, format)
-}
-
-/// [`export`] of rows already loaded (with [`load_from`](crate::load_from) from a table the
-/// caller opened, e.g. through a remote catalog the manifest cannot reopen).
-///
-/// # Errors
-///
-/// As [`export`], but for loading.
-pub fn export_rows(
-    version: &DatasetVersion,
-    rows: &Rows,
-    dest: &Path,
-    format: ExportFormat,
-) -> Result<u64> {
     let destination = Destination::of(version, dest)?;
+    let rows = load(version)?;
     match &destination {
-        Destination::Local(path) => write_rows(version, rows, path, format)?,
-        Destination::Object(uri) => upload_rows(version, rows, uri, format)?,
+        Destination::Local(path) => write_rows(version, &rows, path, format)?,
+        Destination::Object(uri) => upload_rows(version, &rows, uri, format)?,
     }
     tracing::info!(
         dataset = version.reference(),

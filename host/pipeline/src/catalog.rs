@@ -19,6 +19,9 @@ pub struct ResolvedCatalog {
     pub catalog_name: String,
     /// The namespace tables live in.
     pub namespace: String,
+    /// The namespace's folder under the warehouse: the namespace, or `<namespace>.db` on Glue
+    /// (where pyiceberg's `GlueCatalog` puts tables).
+    pub namespace_folder: String,
     /// The warehouse folder, or its `s3://` URI as written (see `object_warehouse`).
     pub warehouse: PathBuf,
     /// Whether the block is a `local` one.
@@ -55,6 +58,7 @@ impl ResolvedCatalog {
                 Ok(ResolvedCatalog {
                     address: CatalogAddress::Sqlite(layout.database),
                     catalog_name: layout.catalog_name,
+                    namespace_folder: layout.namespace.clone(),
                     namespace: layout.namespace,
                     warehouse: layout.warehouse,
                     local: true,
@@ -97,25 +101,20 @@ impl ResolvedCatalog {
         Ok(Catalog::connect(&self.address, &self.catalog_name, mode)?)
     }
 
-    /// A table's location: `<warehouse>/<namespace>/<table>`; on Glue `<warehouse>/<namespace>.db/<table>`,
-    /// where pyiceberg's `GlueCatalog` puts it. A REST catalog picks its tables' locations
-    /// itself: the first metadata file is prepared under the local warehouse and deleted once
-    /// the catalog has created the table.
+    /// A table's location: `<warehouse>/<namespace folder>/<table>`. A REST catalog picks its
+    /// tables' locations itself: the first metadata file is prepared under the local warehouse
+    /// and deleted once the catalog has created the table.
     pub fn table_location(&self, table: &str) -> PathBuf {
-        if let CatalogAddress::Remote(address) = &self.address
-            && address.0.describe().starts_with("Glue ")
-            && let Some(warehouse) = &self.object_warehouse
-        {
-            return PathBuf::from(format!("{warehouse}/{}.db/{table}", self.namespace));
-        }
+        let folder = &self.namespace_folder;
         match &self.object_warehouse {
-            Some(warehouse) => PathBuf::from(format!("{warehouse}/{}/{table}", self.namespace)),
-            None => self.warehouse.join(&self.namespace).join(table),
+            Some(warehouse) => PathBuf::from(format!("{warehouse}/{folder}/{table}")),
+            None => self.warehouse.join(folder).join(table),
         }
     }
 }
 
-/// A catalog behind a network API. `warehouse` is where new tables go (Glue); a REST catalog
+/// A catalog behind a network API. `warehouse` is where new tables go (Glue, under
+/// `<namespace>.db`, as pyiceberg's `GlueCatalog` puts them); a REST catalog
 /// places them itself, and its local warehouse (`warehouse_path`, else `warehouse` beside the
 /// config) holds only what ldp keeps beside the tables (dataset versions) and, for a moment, the
 /// first metadata of a table it creates.
@@ -131,20 +130,21 @@ fn resolve_remote(
             spec.effective_type().as_str()
         ),
     })?;
-    let (warehouse, object_warehouse) = match warehouse {
+    let (warehouse, object_warehouse, namespace_folder) = match warehouse {
         Some(uri) => {
             let uri = uri.trim_end_matches('/').to_string();
-            (PathBuf::from(&uri), Some(uri))
+            (PathBuf::from(&uri), Some(uri), format!("{namespace}.db"))
         }
         None => {
             let folder = spec.warehouse_path.as_deref().unwrap_or("warehouse");
-            (context.resolve(folder).path, None)
+            (context.resolve(folder).path, None, namespace.to_string())
         }
     };
     Ok(ResolvedCatalog {
         address: CatalogAddress::Remote(address),
         catalog_name: spec.catalog_name(),
         namespace: namespace.to_string(),
+        namespace_folder,
         warehouse,
         local: false,
         object_warehouse,
@@ -189,6 +189,7 @@ fn resolve_sql(spec: &CatalogSpec, context: &PathContext) -> Result<ResolvedCata
         address,
         catalog_name: spec.catalog_name(),
         namespace: namespace.to_string(),
+        namespace_folder: namespace.to_string(),
         warehouse,
         local: false,
         object_warehouse,

@@ -62,7 +62,8 @@ pub fn apply_commit(
     let mut written = FileGuard::new(&identifier);
     written.push(next.clone());
     write_metadata(&identifier, &metadata, &next)?;
-    let (next, metadata) = crate::catalog_commit::commit(catalog, &table, next, metadata, &commit)?;
+    let adopted = crate::catalog_commit::commit(catalog, &table, &next, &metadata, &commit)?;
+    let (next, metadata) = adopted.unwrap_or((next, metadata));
     written.keep();
     tracing::debug!(
         table = identifier,

@@ -30,61 +30,55 @@ pub(crate) fn create(
         metadata: &json,
     };
     let held = catalog.create_table_from(namespace, name, new)?;
-    adopt(namespace, name, location, metadata, held)
+    let (location, metadata) =
+        adopt(namespace, name, &location, held)?.unwrap_or((location, metadata));
+    Ok(Table::from_parts(namespace, name, location, metadata))
 }
 
 /// Moves `table` to `next` (written at `location`), the write being `commit`. Returns the
-/// table's metadata file and metadata after the commit. Errors as
-/// [`Catalog::commit_change`]; on an error the caller deletes `location`.
+/// metadata file and metadata the catalog wrote in its place (a REST catalog), `None` when it
+/// took `location`. Errors as [`Catalog::commit_change`]; on an error the caller deletes
+/// `location`.
 pub(crate) fn commit(
     catalog: &Catalog,
     table: &Table,
-    location: String,
-    next: TableMetadata,
+    location: &str,
+    next: &TableMetadata,
     commit: &TableCommit,
-) -> Result<(String, TableMetadata)> {
+) -> Result<Option<(String, TableMetadata)>> {
     let (namespace, name) = (table.namespace(), table.name());
     if !catalog.is_remote() {
-        catalog.commit(namespace, name, table.metadata_location(), &location)?;
-        return Ok((location, next));
+        catalog.commit(namespace, name, table.metadata_location(), location)?;
+        return Ok(None);
     }
-    let json = metadata_json(namespace, name, &next)?;
-    let body = serde_json::json!({
-        "requirements": commit.requirements,
-        "updates": commit.updates,
-    })
-    .to_string();
+    let json = metadata_json(namespace, name, next)?;
+    let body = commit.request_body(namespace, name).to_string();
     let change = TableChange {
         expected: table.metadata_location(),
-        new: &location,
+        new: location,
         metadata: &json,
         commit: &body,
     };
     let held = catalog.commit_change(namespace, name, change)?;
-    let adopted = adopt(namespace, name, location, next, held)?;
-    Ok((
-        adopted.metadata_location().to_string(),
-        adopted.metadata().clone(),
-    ))
+    adopt(namespace, name, location, held)
 }
 
-/// The table at `held`: the prepared metadata when the catalog kept it, else the catalog's own
-/// file (read, and the prepared one deleted).
+/// `None` when the catalog holds the prepared file `location`; else the catalog's own file and
+/// its metadata (read), the prepared one deleted.
 fn adopt(
     namespace: &str,
     name: &str,
-    location: String,
-    metadata: TableMetadata,
+    location: &str,
     held: String,
-) -> Result<Table> {
+) -> Result<Option<(String, TableMetadata)>> {
     if held == location {
-        return Ok(Table::from_parts(namespace, name, location, metadata));
+        return Ok(None);
     }
     let table = Table::from_metadata_location(namespace, name, &held)?;
-    if let Err(error) = delete(table.identifier(), &location) {
+    if let Err(error) = delete(table.identifier(), location) {
         tracing::warn!(%error, "cannot delete the metadata file the catalog did not take");
     }
-    Ok(table)
+    Ok(Some(table.into_parts()))
 }
 
 fn metadata_json(namespace: &str, name: &str, metadata: &TableMetadata) -> Result<String> {

@@ -131,21 +131,16 @@ pub(crate) fn commit_unless_unchanged(
             return Ok(None);
         };
         let snapshot_id = staged.snapshot_id;
-        let Staged {
-            metadata_location,
-            metadata,
-            commit,
-            ..
-        } = &staged;
         match crate::catalog_commit::commit(
             catalog,
             table,
-            metadata_location.clone(),
-            metadata.clone(),
-            commit,
+            &staged.metadata_location,
+            &staged.metadata,
+            &staged.commit,
         ) {
-            Ok((metadata_location, metadata)) => {
-                let (_, _, commit) = staged.keep();
+            Ok(adopted) => {
+                let (prepared, metadata, commit) = staged.keep();
+                let (metadata_location, metadata) = adopted.unwrap_or((prepared, metadata));
                 table.advance(metadata_location.clone(), metadata, commit);
                 let (rows_after, rows_written, operation) = table
                     .current_snapshot()

@@ -378,6 +378,11 @@ impl Table {
         &self.file_io
     }
 
+    /// The metadata file and the metadata, taken out of the handle.
+    pub(crate) fn into_parts(self) -> (String, TableMetadata) {
+        (self.metadata_location, self.metadata)
+    }
+
     /// A handle on `namespace.name` as of `metadata_location`, whose content is `metadata`.
     pub(crate) fn from_parts(
         namespace: &str,

@@ -250,38 +250,12 @@ pub fn list(args: &DatasetsListArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// `--config`'s table when its catalog is a remote one (REST, Glue).
-fn remote_table(place: &DatasetsWhere) -> anyhow::Result<Option<ldp_table::Table>> {
-    let Some(path) = &place.config else {
-        return Ok(None);
-    };
-    let config = ldp_pipeline::open_config(path)?;
-    let target = iceberg_table(&config, path)?;
-    if !matches!(target.catalog, ldp_catalog::CatalogAddress::Remote(_)) {
-        return Ok(None);
-    }
-    let catalog = target.open_catalog(Mode::ReadOnly)?;
-    Ok(Some(ldp_table::Table::load(
-        &catalog,
-        &target.namespace,
-        &target.name,
-    )?))
-}
-
 /// `ldp datasets export NAME[@vN] DEST`.
 pub fn export(args: &DatasetsExportArgs) -> anyhow::Result<u8> {
     let warehouse = warehouse(&args.place)?;
     let format: ExportFormat = args.format.parse()?;
     let version = ldp_datasets::get_version(&args.name, args.version, &warehouse)?;
-    let rows = match remote_table(&args.place)? {
-        // A remote catalog is not reopened from the manifest: its metadata files are the
-        // catalog's to keep or remove, so the version is read through the config's catalog.
-        Some(table) => {
-            let loaded = ldp_datasets::load_from(&version, &table, true)?;
-            ldp_datasets::export_rows(&version, &loaded, &args.dest, format)?
-        }
-        None => ldp_datasets::export(&version, &args.dest, format)?,
-    };
+    let rows = ldp_datasets::export(&version, &args.dest, format)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let doc = json!({

@@ -177,7 +177,8 @@ pub(crate) fn commit_edit_then(
     let mut files = FileGuard::new(&identifier);
     files.push(location.clone());
     write_metadata(&identifier, &next, &location)?;
-    let (location, next) = crate::catalog_commit::commit(catalog, table, location, next, &commit)?;
+    let adopted = crate::catalog_commit::commit(catalog, table, &location, &next, &commit)?;
+    let (location, next) = adopted.unwrap_or((location, next));
     files.keep();
     table.advance(location, next, commit);
     Ok(())
