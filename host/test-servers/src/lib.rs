@@ -2,8 +2,12 @@
 //! Each fails (never skips) with the command that installs what is missing.
 //!
 //! * [`postgres`]: a throwaway PostgreSQL server, one per test binary, a database per test.
+//! * [`moto`]: moto's AWS server (S3, Glue, IAM), with Glue's optimistic lock patched in.
 //! * [`rustberg`]: a third-party Iceberg REST catalog server (rustberg, from crates.io), one per
 //!   test.
+//! * [`watchdog`]: runs a server process so that it cannot outlive its test.
 
+pub mod moto;
 pub mod postgres;
 pub mod rustberg;
+pub mod watchdog;

@@ -11,9 +11,11 @@
 //! the test process ends in any way.
 
 use std::io::{Read, Write};
+
+use crate::watchdog::Watched;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The admin API key the server accepts.
@@ -27,19 +29,6 @@ pub const INSTALL: &str = "CARGO_BUILD_JOBS=1 cargo install --locked rustberg@0.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// The variable the server reads its key from.
 const KEY_ENV: &str = "LDP_TEST_RUSTBERG_KEY";
-
-/// Runs the server, stops it when standard input closes (TERM, KILL after 5 s).
-const WATCHDOG: &str = r#"
-"$@" </dev/null >"$LDP_RB_LOG" 2>&1 &
-rb=$!
-cat >/dev/null
-kill -TERM "$rb" 2>/dev/null
-i=0
-while kill -0 "$rb" 2>/dev/null && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL "$rb" 2>/dev/null
-wait "$rb" 2>/dev/null
-exit 0
-"#;
 
 /// The rustberg binary.
 fn binary() -> PathBuf {
@@ -74,8 +63,8 @@ pub struct Rustberg {
     pub uri: String,
     /// Where the server keeps its tables (`file://` of it is the warehouse).
     pub warehouse: PathBuf,
-    dir: tempfile::TempDir,
-    watchdog: Option<(Child, ChildStdin)>,
+    server: Watched,
+    _dir: tempfile::TempDir,
 }
 
 impl Rustberg {
@@ -99,27 +88,18 @@ impl Rustberg {
         std::fs::create_dir_all(dir.path().join("catalog")).expect("the catalog folder");
         let config = dir.path().join("rustberg.toml");
         std::fs::write(&config, config_file(dir.path(), port)).expect("the config file");
-        let log = dir.path().join("rustberg.log");
-        let mut child = Command::new("sh")
-            .args(["-c", WATCHDOG, "sh"])
-            .arg(binary())
+        let mut command = Command::new(binary());
+        command
             .arg("--config")
             .arg(&config)
             .arg("--insecure-http")
-            .env("LDP_RB_LOG", &log)
             .env(KEY_ENV, TOKEN)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|error| panic!("cannot run sh: {error}"));
-        let stdin = child.stdin.take().expect("piped stdin");
+            .env("RUST_LOG", "warn");
         let server = Rustberg {
             uri: format!("http://127.0.0.1:{port}"),
             warehouse,
-            dir,
-            watchdog: Some((child, stdin)),
+            server: Watched::spawn(&command, &dir.path().join("rustberg.log")),
+            _dir: dir,
         };
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
@@ -141,29 +121,7 @@ impl Rustberg {
 
     /// The server's log so far.
     pub fn log(&self) -> String {
-        let mut text = String::new();
-        if let Ok(mut file) = std::fs::File::open(self.dir.path().join("rustberg.log")) {
-            let _ = file.read_to_string(&mut text);
-        }
-        text
-    }
-}
-
-impl Drop for Rustberg {
-    fn drop(&mut self) {
-        let Some((mut child, stdin)) = self.watchdog.take() else {
-            return;
-        };
-        drop(stdin);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
+        self.server.log()
     }
 }
 

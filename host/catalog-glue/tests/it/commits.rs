@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use ldp_catalog_glue::{ErrorKind, GlueCatalog};
 use serde_json::Value;
 
-use crate::moto::{Mode, Moto, boto, shared, unique};
+use crate::moto::{Mode, Moto, OnMoto, boto, shared, unique};
 
 const M0: &str = "file:///lake/t/metadata/00000-a.metadata.json";
 const M1: &str = "file:///lake/t/metadata/00001-b.metadata.json";

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use ldp_catalog_glue::ErrorKind;
 
-use crate::moto::{shared, unique};
+use crate::moto::{OnMoto, shared, unique};
 
 #[test]
 fn create_list_check_and_drop_namespaces() {

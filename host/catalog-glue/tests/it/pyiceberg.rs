@@ -8,7 +8,7 @@ use std::process::Command;
 use ldp_catalog_glue::TableDescriptor;
 use serde_json::Value;
 
-use crate::moto::{ACCESS_KEY_ID, Moto, REGION, SECRET_ACCESS_KEY, python, shared, unique};
+use crate::moto::{ACCESS_KEY_ID, Moto, OnMoto, REGION, SECRET_ACCESS_KEY, python, shared, unique};
 
 /// `argv`: endpoint, warehouse folder, action, namespace, table. Prints one JSON object.
 const SCRIPT: &str = r#"

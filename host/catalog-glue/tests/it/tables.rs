@@ -4,7 +4,7 @@
 use ldp_catalog_glue::{ErrorKind, TableDescriptor};
 use serde_json::json;
 
-use crate::moto::{boto, shared, unique};
+use crate::moto::{OnMoto, boto, shared, unique};
 
 const M0: &str = "file:///lake/t/metadata/00000-a.metadata.json";
 
