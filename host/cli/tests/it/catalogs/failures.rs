@@ -1,13 +1,15 @@
-//! Catalogs that cannot be used: an unreachable server, a wrong password or token. Each is
-//! exit 1 with a message that names the catalog and says what to do, prints no secret and
-//! writes nothing.
+//! Catalogs that cannot be used: an unreachable server, a wrong password or token, a commit the
+//! server refuses. Each is exit 1 with a message that names the catalog and says what to do,
+//! prints no secret and writes nothing.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::json;
 
-use super::lake::{Kind, Lake, PASSWORD_ENV};
+use ldp_test_servers::rustberg::free_port;
+
+use super::lake::{Kind, Lake, PASSWORD_ENV, SERVE_TOKEN, TOKEN_ENV};
 use crate::{stderr, stdout};
 
 /// A PostgreSQL catalog that cannot be used: exit 1, a message that names the catalog by its
@@ -127,4 +129,70 @@ catalog.create_table(("nyc", "rides"), schema=pa.schema([("ride_id", pa.int64())
     let text = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains(&closed), "{text}");
+}
+
+/// A `rest` catalog that refuses: a wrong token, a server that refuses the commit (a read-only
+/// `ldp catalog serve`), a server nobody runs. Each is exit 1 with a message naming the
+/// catalog's URI and what to do, no token printed, the table as it was and no file of the
+/// refused run left behind.
+#[test]
+fn a_rest_catalog_that_refuses_fails_cleanly() {
+    let mut lake = Lake::new(Kind::Serve, "refuses");
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    lake.ok(&["run", &config]);
+    let uri = lake.catalog["uri"].as_str().unwrap().to_string();
+    let files_before = lake.data_files("rides");
+    let right = lake.env.clone();
+
+    lake.env = vec![(TOKEN_ENV, "Wrong-Secret-Token-3".to_string())];
+    let out = lake.ldp(&["run", &config]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(&uri) && text.contains("token_env"), "{text}");
+    assert!(!text.contains("Wrong-Secret-Token-3"), "{text}");
+    lake.env = right;
+
+    let (read_only, _server) = lake.serve(&["--read-only"]);
+    lake.catalog["uri"] = read_only.clone().into();
+    let refused = lake.config("refused", "data/rides.csv", json!({"name": "rides"}));
+    let out = lake.ldp(&["run", &refused]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(&read_only), "{text}");
+    assert!(text.contains("read-only"), "{text}");
+    assert!(!text.contains(SERVE_TOKEN), "{text}");
+
+    let closed = format!("http://127.0.0.1:{}", free_port());
+    lake.catalog["uri"] = closed.clone().into();
+    let unreachable = lake.config("unreachable", "data/rides.csv", json!({"name": "rides"}));
+    let out = lake.ldp(&["run", &unreachable]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(&closed), "{text}");
+
+    assert_eq!(lake.count(&config, "rides", &[]), 20);
+    assert_eq!(lake.snapshots(&config).len(), 1);
+    assert_eq!(
+        lake.data_files("rides"),
+        files_before,
+        "a refused run left data files"
+    );
+}
+
+/// A `glue` catalog whose endpoint nobody serves: exit 1 naming the endpoint, the secret key
+/// never printed, nothing written to the bucket.
+#[test]
+fn a_glue_catalog_that_cannot_be_reached_fails_cleanly() {
+    let mut lake = Lake::new(Kind::Glue, "unreachable");
+    let closed = format!("http://127.0.0.1:{}", free_port());
+    lake.catalog["properties"] = json!({"glue.endpoint": closed});
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    let out = lake.ldp(&["run", &config]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(&closed), "{text}");
+    for secret in lake.secrets() {
+        assert!(!text.contains(secret), "{text}");
+    }
+    assert_eq!(lake.data_files("rides"), 0);
 }

@@ -89,7 +89,7 @@ impl Lake {
             }
             Kind::Serve => {
                 lake.env.push((TOKEN_ENV, SERVE_TOKEN.to_string()));
-                let (uri, server) = lake.serve();
+                let (uri, server) = lake.serve(&[]);
                 lake.catalog = json!({"type": "rest", "name": "lake", "namespace": "nyc",
                                       "uri": uri, "token_env": TOKEN_ENV});
                 lake.peer = Peer::Serve { _server: server };
@@ -112,10 +112,11 @@ impl Lake {
         lake
     }
 
-    /// Starts `ldp catalog serve` on the local catalog of `served/backing.json` (its tables go
-    /// to `served/warehouse`), the token from [`TOKEN_ENV`]; its URI once it answers.
-    fn serve(&self) -> (String, Watched) {
-        std::fs::create_dir(self.path("served")).unwrap();
+    /// Starts `ldp catalog serve` (with `extra` options) on the local catalog of
+    /// `served/backing.json` (its tables go to `served/warehouse`), the token from
+    /// [`TOKEN_ENV`]; its URI once it answers.
+    pub(crate) fn serve(&self, extra: &[&str]) -> (String, Watched) {
+        let _ = std::fs::create_dir(self.path("served"));
         let backing = json!({"apiVersion": "ldp/v1", "identifier": "backing", "metadata": {
             "source": {"name": "rides", "format": "CSV", "path": "rides.csv"},
             "target": {"name": "rides", "format": "ICEBERG",
@@ -123,7 +124,7 @@ impl Lake {
         std::fs::write(self.path("served/backing.json"), backing.to_string()).unwrap();
         let port = free_port();
         let listen = format!("127.0.0.1:{port}");
-        let command = self.command(&[
+        let mut args = vec![
             "catalog",
             "serve",
             "served/backing.json",
@@ -131,7 +132,9 @@ impl Lake {
             &listen,
             "--token-env",
             TOKEN_ENV,
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        let command = self.command(&args);
         let mut server = Watched::spawn(&command, &self.path("serve.log"));
         let deadline = Instant::now() + Duration::from_secs(30);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
