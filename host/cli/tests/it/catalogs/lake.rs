@@ -255,11 +255,32 @@ impl Lake {
         command
     }
 
-    /// Starts `n` processes of `ldp args` at once and waits for them all.
+    /// Starts `n` processes of `ldp args` at once and waits for them all. Where the catalog
+    /// holds everything (`rest`, `glue`), each process runs in a working folder of its own, a
+    /// copy of the configs and the data: the processes share nothing but the catalog (and the
+    /// bucket). A local or PostgreSQL catalog with a local warehouse shares the folder.
     pub(crate) fn race(&self, n: usize, args: &[&str]) -> Vec<Output> {
-        let children: Vec<_> = (0..n)
-            .map(|_| {
-                self.command(args)
+        let apart = matches!(self.kind, Kind::Rest | Kind::Serve | Kind::Glue);
+        let folders: Vec<Option<tempfile::TempDir>> = (0..n)
+            .map(|_| apart.then(|| self.copy_configs_and_data()))
+            .collect();
+        let here = self.dir.path().display().to_string();
+        let children: Vec<_> = folders
+            .iter()
+            .map(|folder| {
+                let mut command = match folder {
+                    Some(folder) => {
+                        let there = folder.path().display().to_string();
+                        let args: Vec<String> =
+                            args.iter().map(|a| a.replace(&here, &there)).collect();
+                        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                        let mut command = self.command(&args);
+                        command.current_dir(folder.path());
+                        command
+                    }
+                    None => self.command(args),
+                };
+                command
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
                     .spawn()
@@ -270,6 +291,26 @@ impl Lake {
             .into_iter()
             .map(|c| c.wait_with_output().expect("ldp ends"))
             .collect()
+    }
+
+    /// A new folder holding copies of the lake's configs and its `data` folder.
+    fn copy_configs_and_data(&self) -> tempfile::TempDir {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::create_dir(folder.path().join("data")).unwrap();
+        for entry in std::fs::read_dir(self.dir.path()).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|x| x == "json") {
+                std::fs::copy(&path, folder.path().join(entry.file_name())).unwrap();
+            }
+        }
+        for entry in std::fs::read_dir(self.path("data")).unwrap().flatten() {
+            std::fs::copy(
+                entry.path(),
+                folder.path().join("data").join(entry.file_name()),
+            )
+            .unwrap();
+        }
+        folder
     }
 
     /// Runs `args` and returns stdout; fails the test unless it exits 0.
