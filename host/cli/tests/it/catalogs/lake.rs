@@ -99,13 +99,7 @@ impl Lake {
                 moto::boto(&server, &format!("s3.create_bucket(Bucket='{BUCKET}')"));
                 lake.catalog = json!({"type": "glue", "name": "lake", "namespace": "nyc",
                                       "warehouse": format!("s3://{BUCKET}/wh")});
-                lake.env.extend([
-                    ("AWS_ENDPOINT_URL", server.endpoint.clone()),
-                    ("AWS_REGION", moto::REGION.to_string()),
-                    ("AWS_ACCESS_KEY_ID", moto::ACCESS_KEY_ID.to_string()),
-                    ("AWS_SECRET_ACCESS_KEY", moto::SECRET_ACCESS_KEY.to_string()),
-                    ("NO_PROXY", "127.0.0.1".to_string()),
-                ]);
+                lake.env.extend(aws_env(&server));
                 lake.peer = Peer::Moto(server);
             }
         }
@@ -116,11 +110,17 @@ impl Lake {
     /// `served/backing.json` (its tables go to `served/warehouse`), the token from
     /// [`TOKEN_ENV`]; its URI once it answers.
     pub(crate) fn serve(&self, extra: &[&str]) -> (String, Watched) {
+        let local = json!({"identifier": "nyc", "warehouse_path": "warehouse"});
+        self.serve_catalog(local, extra)
+    }
+
+    /// Starts `ldp catalog serve` (with `extra` options) on `catalog`, the catalog block of
+    /// `served/backing.json`, with the lake's environment; its URI once it answers.
+    pub(crate) fn serve_catalog(&self, catalog: Value, extra: &[&str]) -> (String, Watched) {
         let _ = std::fs::create_dir(self.path("served"));
         let backing = json!({"apiVersion": "ldp/v1", "identifier": "backing", "metadata": {
             "source": {"name": "rides", "format": "CSV", "path": "rides.csv"},
-            "target": {"name": "rides", "format": "ICEBERG",
-                       "catalog": {"identifier": "nyc", "warehouse_path": "warehouse"}}}});
+            "target": {"name": "rides", "format": "ICEBERG", "catalog": catalog}}});
         std::fs::write(self.path("served/backing.json"), backing.to_string()).unwrap();
         let port = free_port();
         let listen = format!("127.0.0.1:{port}");
@@ -135,7 +135,7 @@ impl Lake {
         ];
         args.extend_from_slice(extra);
         let command = self.command(&args);
-        let mut server = Watched::spawn(&command, &self.path("serve.log"));
+        let mut server = Watched::spawn(&command, &self.path(&format!("serve-{port}.log")));
         let deadline = Instant::now() + Duration::from_secs(30);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
@@ -294,7 +294,7 @@ impl Lake {
     }
 
     /// A new folder holding copies of the lake's configs and its `data` folder.
-    fn copy_configs_and_data(&self) -> tempfile::TempDir {
+    pub(crate) fn copy_configs_and_data(&self) -> tempfile::TempDir {
         let folder = tempfile::tempdir().unwrap();
         std::fs::create_dir(folder.path().join("data")).unwrap();
         for entry in std::fs::read_dir(self.dir.path()).unwrap().flatten() {
@@ -353,6 +353,17 @@ impl Lake {
             .unwrap()
             .clone()
     }
+}
+
+/// The AWS environment of `ldp` on a moto server (S3 and Glue).
+pub(crate) fn aws_env(server: &Moto) -> Vec<(&'static str, String)> {
+    vec![
+        ("AWS_ENDPOINT_URL", server.endpoint.clone()),
+        ("AWS_REGION", moto::REGION.to_string()),
+        ("AWS_ACCESS_KEY_ID", moto::ACCESS_KEY_ID.to_string()),
+        ("AWS_SECRET_ACCESS_KEY", moto::SECRET_ACCESS_KEY.to_string()),
+        ("NO_PROXY", "127.0.0.1".to_string()),
+    ]
 }
 
 /// The `data` folder of a table rustberg placed: under its warehouse, in a folder named after

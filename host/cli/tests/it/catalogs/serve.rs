@@ -132,3 +132,55 @@ fn duckdb_attaches_ldp_catalog_serve_and_reads_what_ldp_query_reads() {
     let duckdb: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(duckdb, ldp);
 }
+
+/// `ldp catalog serve` over a `sql` catalog whose warehouse is `s3://` (moto): ldp appends
+/// through it from one working folder and another working folder, sharing nothing but the
+/// server and the bucket, reads every row; the data and metadata files are in the bucket.
+#[test]
+fn ldp_catalog_serve_over_an_s3_warehouse_shares_the_lake_between_working_folders() {
+    use ldp_test_servers::moto::{self, Mode, Moto};
+    let mut lake = Lake::new(Kind::Local, "s3serve");
+    let bucket = Moto::start(Mode::Plain);
+    moto::boto(&bucket, "s3.create_bucket(Bucket='lake')");
+    lake.env = super::lake::aws_env(&bucket);
+    lake.env
+        .push((super::lake::TOKEN_ENV, super::lake::SERVE_TOKEN.to_string()));
+    let served = json!({"type": "sql", "name": "lake", "namespace": "nyc",
+                        "uri": format!("sqlite:///{}", lake.path("lake.db").display()),
+                        "warehouse": "s3://lake/wh"});
+    let (uri, _server) = lake.serve_catalog(served, &[]);
+    lake.catalog = json!({"type": "rest", "name": "lake", "namespace": "nyc", "uri": uri,
+                          "token_env": super::lake::TOKEN_ENV});
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    lake.ok(&["run", &config]);
+    lake.ok(&["run", &config, "--window", "2026-08-01/2026-08-02"]);
+
+    let elsewhere = lake.copy_configs_and_data();
+    let mut query = lake.command(&[
+        "query",
+        "rides.json",
+        "SELECT count(*) AS n FROM rides",
+        "--json",
+    ]);
+    let out = query
+        .current_dir(elsewhere.path())
+        .output()
+        .expect("ldp runs");
+    assert_eq!(out.status.code(), Some(0), "{}", crate::stderr(&out));
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows["rows"][0]["n"], 40, "{rows}");
+
+    let keys = moto::boto(
+        &bucket,
+        "result = [o['Key'] for o in s3.list_objects_v2(Bucket='lake').get('Contents', [])]",
+    );
+    let keys: Vec<&str> = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let under = |folder: &str| keys.iter().filter(|k| k.starts_with(folder)).count();
+    assert_eq!(under("wh/nyc/rides/data/"), 2, "{keys:?}");
+    assert!(under("wh/nyc/rides/metadata/") >= 3, "{keys:?}");
+}
