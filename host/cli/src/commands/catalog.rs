@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use ldp_catalog::Mode;
 use ldp_config::paths::PathContext;
-use ldp_config::{CatalogSpec, CatalogType, ConfigError};
+use ldp_config::{CatalogSpec, ConfigError};
 use ldp_pipeline::ResolvedCatalog;
 use serde_json::{Value, json};
 
@@ -15,7 +15,7 @@ use crate::args::CatalogTestArgs;
 /// What the test found.
 struct Found {
     spec: CatalogSpec,
-    /// The catalog: its file or URI (without password).
+    /// The catalog: its file, its URI (without password), or a remote catalog's description.
     address: String,
     catalog_name: String,
     namespace: String,
@@ -26,10 +26,7 @@ struct Found {
 /// Runs `ldp catalog test`.
 pub fn test(args: &CatalogTestArgs) -> anyhow::Result<u8> {
     let spec = read_spec(&args.spec)?;
-    let found = match spec.effective_type() {
-        CatalogType::Rest => test_rest(spec)?,
-        _ => test_sql(spec, &args.spec)?,
-    };
+    let found = list(spec, &args.spec)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         writeln!(stdout, "{}", super::json_text(&found.json())?)?;
@@ -39,8 +36,8 @@ pub fn test(args: &CatalogTestArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// Lists a SQLite or PostgreSQL catalog, read-only.
-fn test_sql(spec: CatalogSpec, file: &Path) -> anyhow::Result<Found> {
+/// Lists a catalog of any type through the catalog interface every command uses, read-only.
+fn list(spec: CatalogSpec, file: &Path) -> anyhow::Result<Found> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let context = PathContext::new(file.parent(), &cwd);
     let catalog = ResolvedCatalog::resolve(&spec, &context)?;
@@ -56,31 +53,6 @@ fn test_sql(spec: CatalogSpec, file: &Path) -> anyhow::Result<Found> {
         catalog.address.to_string(),
         catalog.catalog_name,
         catalog.namespace,
-        namespaces,
-        tables,
-    ))
-}
-
-/// Lists a REST catalog through its server.
-fn test_rest(spec: CatalogSpec) -> anyhow::Result<Found> {
-    let settings = ldp_pipeline::catalog::rest_settings(&spec)?;
-    let address = ldp_config::secrets::redact_uri(&settings.uri);
-    let catalog_name = settings.name.clone();
-    let namespace = spec.table_namespace().unwrap_or_default().to_string();
-    let rest =
-        ldp_catalog_rest::RestCatalog::connect(settings).map_err(ldp_pipeline::Error::from)?;
-    let namespaces = rest.list_namespaces().map_err(ldp_pipeline::Error::from)?;
-    let tables = if namespaces.contains(&namespace) {
-        rest.list_tables(&namespace)
-            .map_err(ldp_pipeline::Error::from)?
-    } else {
-        Vec::new()
-    };
-    Ok(Found::new(
-        spec,
-        address,
-        catalog_name,
-        namespace,
         namespaces,
         tables,
     ))
