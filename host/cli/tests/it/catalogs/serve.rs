@@ -184,3 +184,44 @@ fn ldp_catalog_serve_over_an_s3_warehouse_shares_the_lake_between_working_folder
     assert_eq!(under("wh/nyc/rides/data/"), 2, "{keys:?}");
     assert!(under("wh/nyc/rides/metadata/") >= 3, "{keys:?}");
 }
+
+/// `ldp catalog serve` over a `glue` catalog (moto, the warehouse in its S3): pyiceberg's
+/// `RestCatalog` reads the table ldp wrote through Glue and appends to it through the server,
+/// and `ldp query` on the Glue config sees the append.
+#[test]
+fn ldp_catalog_serve_over_a_glue_catalog_lets_pyiceberg_append() {
+    let mut lake = Lake::new(Kind::Glue, "serveglue");
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    lake.ok(&["run", &config]);
+    lake.env
+        .push((super::lake::TOKEN_ENV, super::lake::SERVE_TOKEN.to_string()));
+    let (uri, _server) = lake.serve_catalog(lake.catalog.clone(), &[]);
+    let script = r#"
+import json, os, sys
+from pyiceberg.catalog import load_catalog
+s3 = {"s3.endpoint": os.environ["AWS_ENDPOINT_URL"], "s3.region": os.environ["AWS_REGION"],
+      "s3.access-key-id": os.environ["AWS_ACCESS_KEY_ID"],
+      "s3.secret-access-key": os.environ["AWS_SECRET_ACCESS_KEY"]}
+catalog = load_catalog("lake", type="rest", uri=sys.argv[1], token=os.environ[sys.argv[2]], **s3)
+table = catalog.load_table(("nyc", "rides"))
+rows = table.scan().to_arrow()
+table.append(rows.slice(0, 3))
+print(json.dumps({"read": rows.num_rows, "after": table.scan().to_arrow().num_rows}))
+"#;
+    let out = Command::new(crate::interop::python())
+        .envs(lake.env.iter().map(|(k, v)| (k, v)))
+        .args(["-c", script, &uri, super::lake::TOKEN_ENV])
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "pyiceberg: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (seen["read"].as_u64(), seen["after"].as_u64()),
+        (Some(20), Some(23))
+    );
+    assert_eq!(lake.count(&config, "rides", &[]), 23);
+}
