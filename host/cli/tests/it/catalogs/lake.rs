@@ -255,14 +255,15 @@ impl Lake {
         command
     }
 
-    /// Starts `n` processes of `ldp args` at once and waits for them all. Where the catalog
-    /// holds everything (`rest`, `glue`), each process runs in a working folder of its own, a
-    /// copy of the configs and the data: the processes share nothing but the catalog (and the
-    /// bucket). A local or PostgreSQL catalog with a local warehouse shares the folder.
+    /// Starts `n` processes of `ldp args` at once and waits for them all. Where the catalog is
+    /// shared (every type but a local one, whose file is in the warehouse folder), each process
+    /// runs in a working folder of its own (`host-<i>`, a copy of the configs and the data, with
+    /// its own local warehouse if the catalog has one): the processes share nothing but the
+    /// catalog (and a bucket).
     pub(crate) fn race(&self, n: usize, args: &[&str]) -> Vec<Output> {
-        let apart = matches!(self.kind, Kind::Rest | Kind::Serve | Kind::Glue);
-        let folders: Vec<Option<tempfile::TempDir>> = (0..n)
-            .map(|_| apart.then(|| self.copy_configs_and_data()))
+        let apart = self.kind != Kind::Local;
+        let folders: Vec<Option<PathBuf>> = (0..n)
+            .map(|i| apart.then(|| self.copy_configs_and_data(&format!("host-{i}"))))
             .collect();
         let here = self.dir.path().display().to_string();
         let children: Vec<_> = folders
@@ -270,12 +271,12 @@ impl Lake {
             .map(|folder| {
                 let mut command = match folder {
                     Some(folder) => {
-                        let there = folder.path().display().to_string();
+                        let there = folder.display().to_string();
                         let args: Vec<String> =
                             args.iter().map(|a| a.replace(&here, &there)).collect();
                         let args: Vec<&str> = args.iter().map(String::as_str).collect();
                         let mut command = self.command(&args);
-                        command.current_dir(folder.path());
+                        command.current_dir(folder);
                         command
                     }
                     None => self.command(args),
@@ -293,22 +294,19 @@ impl Lake {
             .collect()
     }
 
-    /// A new folder holding copies of the lake's configs and its `data` folder.
-    pub(crate) fn copy_configs_and_data(&self) -> tempfile::TempDir {
-        let folder = tempfile::tempdir().unwrap();
-        std::fs::create_dir(folder.path().join("data")).unwrap();
+    /// A new folder `name` in the lake holding copies of the lake's configs and its `data`
+    /// folder.
+    pub(crate) fn copy_configs_and_data(&self, name: &str) -> PathBuf {
+        let folder = self.path(name);
+        std::fs::create_dir_all(folder.join("data")).unwrap();
         for entry in std::fs::read_dir(self.dir.path()).unwrap().flatten() {
             let path = entry.path();
             if path.extension().is_some_and(|x| x == "json") {
-                std::fs::copy(&path, folder.path().join(entry.file_name())).unwrap();
+                std::fs::copy(&path, folder.join(entry.file_name())).unwrap();
             }
         }
         for entry in std::fs::read_dir(self.path("data")).unwrap().flatten() {
-            std::fs::copy(
-                entry.path(),
-                folder.path().join("data").join(entry.file_name()),
-            )
-            .unwrap();
+            std::fs::copy(entry.path(), folder.join("data").join(entry.file_name())).unwrap();
         }
         folder
     }

@@ -274,7 +274,7 @@ fn pyiceberg_shares_the_catalog(kind: Kind) {
 }
 
 /// 8 appends at once lose nothing and double nothing; 4 staged runs of one window at once
-/// publish it once. On `rest` and `glue` each process has a working folder of its own.
+/// publish it once. On a shared catalog each process has a working folder of its own.
 fn racing_processes_lose_nothing(kind: Kind) {
     let lake = Lake::new(kind, "race");
     let config = lake.config("rides", "data/rides.csv", json!({}));

@@ -155,17 +155,14 @@ fn ldp_catalog_serve_over_an_s3_warehouse_shares_the_lake_between_working_folder
     lake.ok(&["run", &config]);
     lake.ok(&["run", &config, "--window", "2026-08-01/2026-08-02"]);
 
-    let elsewhere = lake.copy_configs_and_data();
+    let elsewhere = lake.copy_configs_and_data("elsewhere");
     let mut query = lake.command(&[
         "query",
         "rides.json",
         "SELECT count(*) AS n FROM rides",
         "--json",
     ]);
-    let out = query
-        .current_dir(elsewhere.path())
-        .output()
-        .expect("ldp runs");
+    let out = query.current_dir(&elsewhere).output().expect("ldp runs");
     assert_eq!(out.status.code(), Some(0), "{}", crate::stderr(&out));
     let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows["rows"][0]["n"], 40, "{rows}");
