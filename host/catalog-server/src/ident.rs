@@ -5,7 +5,10 @@
 //! `0x1F` (`%1F`), each level percent-encoded. ldp's catalogs (pyiceberg's `SqlCatalog` tables)
 //! store a namespace as one string and read a `.` in it as a level separator, so ldp serves
 //! one-level namespaces only: a nested namespace, or a level holding `.`, is refused with 400.
+//! A table name or a namespace that is a path (`a/b`, `..`, `/tmp/x`) is refused with 400 too:
+//! each is one folder under the warehouse (`ldp_config::names`).
 
+use ldp_config::names::{NameError, NameKind};
 use percent_encoding::percent_decode_str;
 use serde::{Deserialize, Serialize};
 
@@ -56,7 +59,13 @@ pub(crate) fn one_level(levels: &[String]) -> Result<String> {
             "namespace {level:?} holds '.', which ldp's catalogs read as a level separator; \
              ldp serves one-level namespaces only"
         ))),
-        [level] => Ok(level.clone()),
+        [level] => match NameKind::Namespace.check(level) {
+            Ok(()) => Ok(level.clone()),
+            Err(error) => Err(Error::bad_request(format!(
+                "namespace {level:?} {error}; {}",
+                NameKind::Namespace.rule()
+            ))),
+        },
         levels => Err(Error::bad_request(format!(
             "nested namespace {} is not supported: ldp's catalogs hold one-level namespaces",
             levels.join(".")
@@ -64,12 +73,20 @@ pub(crate) fn one_level(levels: &[String]) -> Result<String> {
     }
 }
 
-/// A table name from a path segment or a body: non-empty.
+/// A table name from a path segment or a body: by the rules of `ldp_config::names`, one folder
+/// under its namespace, never a path (`a/b`, `..`). A `.` is left to the catalog, which refuses
+/// it when a table is created and reads an existing one.
 pub(crate) fn table_name(name: &str) -> Result<String> {
     if name.is_empty() {
         return Err(Error::bad_request("the table name is empty"));
     }
-    Ok(name.to_string())
+    match NameKind::Table.check(name) {
+        Ok(()) | Err(NameError::Dot) => Ok(name.to_string()),
+        Err(error) => Err(Error::bad_request(format!(
+            "table name {name:?} {error}; {}",
+            NameKind::Table.rule()
+        ))),
+    }
 }
 
 /// The value of query parameter `key` (decoded, `+` read as a space), if present.
@@ -98,6 +115,24 @@ mod tests {
         assert!(namespace_of_segment("a.b").is_err());
         assert!(namespace_of_segment("").is_err());
         assert!(one_level(&[]).is_err());
+    }
+
+    /// The bug "table names escape the warehouse": a REST client cannot create a table, or a
+    /// namespace, whose folder would leave the warehouse or sit inside another table's.
+    #[test]
+    fn names_that_are_paths_are_refused() {
+        for bad in ["a/b", "..", "/tmp/x", "a\\b", "a\0b"] {
+            let error = table_name(bad).unwrap_err().to_string();
+            assert!(
+                error.contains("a table name is one folder"),
+                "{bad:?}: {error}"
+            );
+            assert!(namespace_of_segment(bad).is_err(), "{bad:?}");
+        }
+        let error = namespace_of_segment("a/b").unwrap_err().to_string();
+        assert!(error.contains("holds the path separator '/'"), "{error}");
+        assert_eq!(table_name("rides-2024_v2").unwrap(), "rides-2024_v2");
+        assert_eq!(table_name("a.b").unwrap(), "a.b");
     }
 
     #[test]

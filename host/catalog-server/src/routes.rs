@@ -204,9 +204,12 @@ mod tests {
             Route::Table("nyc".into(), "rides".into())
         );
         assert_eq!(
-            route("namespaces/n%20y/tables/a%2Fb").unwrap(),
-            Route::Table("n y".into(), "a/b".into())
+            route("namespaces/n%20y/tables/caf%C3%A9").unwrap(),
+            Route::Table("n y".into(), "café".into())
         );
+        // A table name that is a path (`a/b` inside table `a`'s folder) is refused.
+        let path = route("namespaces/nyc/tables/a%2Fb").unwrap_err();
+        assert_eq!(path.kind(), ErrorKind::BadRequest);
         assert_eq!(route("tables/rename").unwrap(), Route::Rename);
         let nested = route("namespaces/a%1Fb/tables").unwrap_err();
         assert_eq!(nested.kind(), ErrorKind::BadRequest);

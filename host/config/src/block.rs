@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::catalog::check_catalog;
 use crate::model::{Block, Credentials, Format, Section, Sheet, WriteMode};
+use crate::names::{NameKind, check_name};
 use crate::partition::check_partition_by;
 use crate::problems::{Mode, Problems, as_whole, check_string, get, join, truthy};
 use crate::repr::{repr, repr_list};
@@ -86,13 +87,9 @@ pub(crate) fn check_block_at(
             .collect(),
     };
     if format == Format::Iceberg {
-        if let Some(Value::String(name)) = block.get("name")
-            && name.contains('.')
-        {
-            problems.add(
-                &join(&at, "name"),
-                "must not contain '.'; set the namespace in the catalog",
-            );
+        // A blank name is reported by `check_string` above.
+        if let Some(name) = name.as_deref() {
+            check_name(problems, &join(&at, "name"), NameKind::Table, name);
         }
         match block.get("catalog") {
             None => problems.add(&join(&at, "catalog"), "is required for an Iceberg table"),

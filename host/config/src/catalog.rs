@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
+use crate::names::{NameKind, check_name};
 use crate::problems::{Mode, Problems, check_string, get, join, truthy};
 use crate::repr::{py_str, repr, repr_list, type_name};
 
@@ -203,18 +204,32 @@ fn opt_string(catalog: &Map<String, Value>, key: &str) -> Option<String> {
         .map(py_str)
 }
 
-/// Checks a catalog block at `at` (e.g. `metadata.target.catalog`) and returns it when valid.
-pub(crate) fn check_catalog(
+/// `identifier` and `namespace` both name the namespace, a folder in the warehouse (and
+/// `identifier` a local catalog's file): the rules of `names`, whatever the type. An
+/// `identifier` already reported (not a non-empty string) is not reported again.
+fn check_namespaces(
     problems: &mut Problems,
-    value: &Value,
+    catalog: &Map<String, Value>,
+    at: &str,
+    identifier_reported: bool,
+) {
+    for key in ["identifier", "namespace"] {
+        if let Some(value) = opt_string(catalog, key)
+            && !(key == "identifier" && identifier_reported)
+        {
+            check_name(problems, &join(at, key), NameKind::Namespace, &value);
+        }
+    }
+}
+
+/// The block's `type` as `mode` reads it ([`plan_type_name`] or [`CatalogType::from_spec`]);
+/// an unregistered one is a problem at `<at>.type`.
+fn catalog_type(
+    problems: &mut Problems,
+    catalog: &Map<String, Value>,
     at: &str,
     mode: Mode,
-) -> Option<CatalogSpec> {
-    let Some(catalog) = value.as_object() else {
-        problems.add(at, format!("must be an object, got {}", type_name(value)));
-        return None;
-    };
-    let before = problems.len();
+) -> Option<CatalogType> {
     let kind = match mode {
         Mode::Plan => {
             let (name, raw) = plan_type_name(catalog);
@@ -249,12 +264,30 @@ pub(crate) fn check_catalog(
             }
         },
     };
+    Some(kind)
+}
+
+/// Checks a catalog block at `at` (e.g. `metadata.target.catalog`) and returns it when valid.
+pub(crate) fn check_catalog(
+    problems: &mut Problems,
+    value: &Value,
+    at: &str,
+    mode: Mode,
+) -> Option<CatalogSpec> {
+    let Some(catalog) = value.as_object() else {
+        problems.add(at, format!("must be an object, got {}", type_name(value)));
+        return None;
+    };
+    let before = problems.len();
+    let kind = catalog_type(problems, catalog, at, mode)?;
     let local_shape = kind == CatalogType::Sql
         && mode == Mode::Run
         && get(catalog, "uri").is_none()
         && get(catalog, "warehouse_path").is_some();
+    // A local block's `identifier` that is not a non-empty string is reported here, once.
+    let mut identifier_reported = false;
     if kind == CatalogType::Local || local_shape {
-        check_string(problems, catalog, "identifier", at, true);
+        identifier_reported = check_string(problems, catalog, "identifier", at, true).is_none();
         check_string(problems, catalog, "warehouse_path", at, true);
     } else {
         if !(truthy(catalog.get("namespace")) || truthy(catalog.get("identifier"))) {
@@ -278,6 +311,7 @@ pub(crate) fn check_catalog(
             );
         }
     }
+    check_namespaces(problems, catalog, at, identifier_reported);
     if let Some(from_env) = get(catalog, "properties_env")
         && !from_env.is_object()
     {
@@ -392,5 +426,44 @@ mod tests {
             spec(json!({"type": "glue"}), Mode::Plan).unwrap_err(),
             ["c: a 'glue' catalog needs a 'namespace' (or 'identifier')"]
         );
+    }
+
+    /// The bug "catalog identifiers escape the warehouse": an `identifier` or a `namespace`
+    /// that is a path is refused, by both readers and for every type, before any file exists.
+    #[test]
+    fn an_identifier_or_namespace_that_is_a_path_is_refused() {
+        for mode in [Mode::Plan, Mode::Run] {
+            let problems = spec(
+                json!({"identifier": "/tmp/nyc", "warehouse_path": "w"}),
+                mode,
+            )
+            .unwrap_err();
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert!(
+                problems[0].starts_with("c.identifier: '/tmp/nyc' is an absolute path;"),
+                "{problems:?}"
+            );
+            let problems = spec(
+                json!({"type": "rest", "uri": "http://x", "namespace": "a/b"}),
+                mode,
+            )
+            .unwrap_err();
+            assert!(
+                problems[0].starts_with("c.namespace: 'a/b' holds the path separator '/';"),
+                "{problems:?}"
+            );
+        }
+        let blank = spec(
+            json!({"identifier": " ", "warehouse_path": "w"}),
+            Mode::Plan,
+        );
+        assert_eq!(
+            blank.unwrap_err(),
+            ["c.identifier: must be a non-empty string, got ' '"]
+        );
+        for good in ["nyc", "nyc_2024", "nyc-raw", "a.b"] {
+            let block = json!({"identifier": good, "warehouse_path": "w"});
+            assert!(spec(block, Mode::Run).is_ok(), "{good}");
+        }
     }
 }

@@ -28,6 +28,9 @@
 //! assert_eq!(config.metadata.quality.checks[0].display_name(), "not_null(ride_id)");
 //! ```
 //!
+//! Table names and namespaces follow [`names`]: each is one folder under the warehouse, never a
+//! path, checked by both readers before anything is created.
+//!
 //! Files are read with [`Document::read`] (JSON syntax errors name the file, line and column);
 //! paths in a config resolve against its folder with [`paths::PathContext`], and a
 //! `local` catalog's files are laid out by [`paths::local_catalog_layout`].
@@ -116,6 +119,7 @@ mod transforms;
 mod validate;
 mod window;
 
+pub mod names;
 pub mod paths;
 pub mod secrets;
 pub mod workflow;

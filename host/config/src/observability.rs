@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::names::NameKind;
 use crate::repr::{repr, repr_list, type_name};
 
 /// The sink types, in the Python tool's order.
@@ -87,6 +88,31 @@ fn iceberg_catalog_block(metadata: &Map<String, Value>) -> Option<&Value> {
     })
 }
 
+/// Checks the `iceberg` sink's `namespace` (reported at `namespace_at`) and gives it the
+/// target's, else the source's, catalog when it names none.
+fn iceberg_options(
+    metadata: &Map<String, Value>,
+    label: &str,
+    namespace_at: &str,
+    merged: &mut Map<String, Value>,
+) -> Result<(), String> {
+    // The `_ldp` tables go to `<warehouse>/<namespace>/`: a namespace by the rules of `names`.
+    if let Some(namespace) = merged.get("namespace").and_then(Value::as_str)
+        && let Some(problem) = NameKind::Namespace.problem(namespace)
+    {
+        return Err(format!("{namespace_at}: {problem}"));
+    }
+    if merged.get("catalog").is_none_or(Value::is_null) {
+        let Some(catalog) = iceberg_catalog_block(metadata) else {
+            return Err(format!(
+                "{label} (iceberg) needs a 'catalog': neither the source nor the target is an Iceberg table"
+            ));
+        };
+        merged.insert("catalog".to_owned(), catalog.clone());
+    }
+    Ok(())
+}
+
 /// Parses `metadata.observability` into sink specs (empty when absent).
 ///
 /// # Errors
@@ -160,6 +186,7 @@ pub fn sink_specs(metadata: &Map<String, Value>) -> Result<Vec<SinkSpec>, String
                 ));
             }
         };
+        let namespace_in_item = options.contains_key("namespace");
         let mut merged = shared;
         for (key, value) in options {
             merged.insert(key, value);
@@ -179,13 +206,13 @@ pub fn sink_specs(metadata: &Map<String, Value>) -> Result<Vec<SinkSpec>, String
                 "{label} (openlineage) takes a 'path' or a 'url', not both"
             ));
         }
-        if kind == SinkKind::Iceberg && merged.get("catalog").is_none_or(Value::is_null) {
-            let Some(catalog) = iceberg_catalog_block(metadata) else {
-                return Err(format!(
-                    "{label} (iceberg) needs a 'catalog': neither the source nor the target is an Iceberg table"
-                ));
+        if kind == SinkKind::Iceberg {
+            let namespace_at = if namespace_in_item {
+                format!("{label}.namespace")
+            } else {
+                format!("{at}.iceberg.namespace")
             };
-            merged.insert("catalog".to_owned(), catalog.clone());
+            iceberg_options(metadata, &label, &namespace_at, &mut merged)?;
         }
         specs.push(SinkSpec {
             kind,
@@ -233,6 +260,30 @@ mod tests {
             sinks(json!({"observability": {"sinks": [{"type": "jsonl", "url": "x"}]}}))
                 .unwrap_err(),
             "metadata.observability.sinks[0] (jsonl) has unknown options ['url']; allowed: ['path']"
+        );
+    }
+
+    /// The bug "table names escape the warehouse": the `_ldp` tables' namespace is a namespace.
+    #[test]
+    fn an_iceberg_sink_namespace_that_is_a_path_is_refused_with_its_key() {
+        let target = json!({"name": "t", "format": "iceberg", "catalog": {"identifier": "n", "warehouse_path": "w"}});
+        let error = sinks(json!({"target": target, "observability": {
+            "sinks": [{"type": "iceberg", "namespace": "../x"}]}}))
+        .unwrap_err();
+        assert!(
+            error.starts_with(
+                "metadata.observability.sinks[0].namespace: '../x' holds the path separator '/'"
+            ),
+            "{error}"
+        );
+        let error = sinks(json!({"target": target, "observability": {
+            "sinks": ["iceberg"], "iceberg": {"namespace": "/tmp/x"}}}))
+        .unwrap_err();
+        assert!(
+            error.starts_with(
+                "metadata.observability.iceberg.namespace: '/tmp/x' is an absolute path"
+            ),
+            "{error}"
         );
     }
 }

@@ -16,6 +16,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::catalog::{CatalogSpec, CatalogType};
 use crate::error::ConfigError;
+use crate::names::NameKind;
 use crate::repr::repr_str;
 
 /// The folders relative paths resolve against.
@@ -273,8 +274,8 @@ impl LocalCatalogLayout {
 ///
 /// # Errors
 ///
-/// [`ConfigError::Catalog`] when the block is not a local catalog or lacks `identifier` or
-/// `warehouse_path`.
+/// [`ConfigError::Catalog`] when the block is not a local catalog, lacks `identifier` or
+/// `warehouse_path`, or its `identifier` breaks the rules of [`crate::names`].
 pub fn local_catalog_layout(
     spec: &CatalogSpec,
     context: &PathContext,
@@ -294,6 +295,12 @@ pub fn local_catalog_layout(
             message: format!("local catalog spec is missing '{missing}'"),
         });
     };
+    // Both readers check this; a spec built otherwise must not name a file outside the warehouse.
+    if let Some(problem) = NameKind::Namespace.problem(identifier) {
+        return Err(ConfigError::Catalog {
+            message: format!("catalog identifier: {problem}"),
+        });
+    }
     let resolved = context.resolve(warehouse_path);
     let warehouse = resolved.path;
     Ok(LocalCatalogLayout {

@@ -174,6 +174,23 @@ fn local_catalog_layout_under_the_config_folder() {
     assert_eq!(catalog_database_file(&rest, &context), None);
 }
 
+/// The bug "catalog identifiers escape the warehouse": a spec whose `identifier` was changed
+/// after the loader checked it still gives no layout outside the warehouse.
+#[test]
+fn a_local_layout_refuses_an_identifier_that_is_a_path() {
+    let setup = setup();
+    let context = context(&setup);
+    let mut spec = catalog(json!({"identifier": "nyc", "warehouse_path": "warehouse"}));
+    for bad in ["/tmp/nyc", "../nyc", "a/b", ".."] {
+        spec.identifier = Some(bad.to_owned());
+        let error = local_catalog_layout(&spec, &context)
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("catalog identifier: '"), "{bad}: {error}");
+        assert_eq!(catalog_database_file(&spec, &context), None, "{bad}");
+    }
+}
+
 #[test]
 fn sqlite_uris() {
     let setup = setup();
