@@ -14,6 +14,7 @@ mod events;
 mod evolution;
 mod formats;
 mod hostile_files;
+mod hostile_names;
 mod interop;
 mod languages;
 mod mcp;
