@@ -57,6 +57,24 @@ pub enum Error {
         #[source]
         source: ldp_plugin_runtime::RuntimeError,
     },
+    /// The source's schema names two columns alike: writing it would keep one and lose the
+    /// other. Nothing was written.
+    #[error(
+        "{what}: columns {first} and {second} are both named '{name}'; every column needs a name \
+         of its own, or one of them would be lost: {hint}"
+    )]
+    DuplicateColumn {
+        /// `source rides (CSV /path/rides.csv)`.
+        what: String,
+        /// The name both columns have.
+        name: String,
+        /// The 1-based positions of the first two columns with that name.
+        first: usize,
+        /// See `first`.
+        second: usize,
+        /// What to do, for the source's format.
+        hint: &'static str,
+    },
     /// A sink plugin (a file target's writer) failed.
     #[error("{what}: {source}")]
     Sink {
@@ -171,6 +189,7 @@ impl Error {
             | Error::FileTargetMode { .. }
             | Error::PluginFile { .. } => ErrorKind::Config,
             Error::Source { .. }
+            | Error::DuplicateColumn { .. }
             | Error::SourceMissing { .. }
             | Error::Check { .. }
             | Error::Transform { .. } => ErrorKind::Source,

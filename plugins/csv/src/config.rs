@@ -64,7 +64,7 @@ pub const SCHEMA: &str = r#"{
         { "type": "integer", "minimum": 1 },
         { "const": "all" }
       ],
-      "description": "Rows to infer the column types from, or \"all\" to read the whole file first. Default: the first 1 MiB of the file."
+      "description": "Rows to infer the column types from, or \"all\" to read the whole file first. Default: the rows in the first 1 MiB of the file, and at least the first 1000 rows."
     },
     "null_values": {
       "type": "array",
@@ -101,7 +101,8 @@ pub struct Config {
     pub quote: u8,
     pub escape: Option<u8>,
     pub batch_size: usize,
-    /// Rows to infer the types from: the first 1 MiB by default.
+    /// Rows to infer the types from: by default those in the first 1 MiB, and at least the
+    /// first 1000 ([`crate::read::MIN_INFER_ROWS`]).
     pub infer_rows: InferRows,
     pub null_values: NullValues,
     /// Column types set by name, in the config's order.

@@ -44,6 +44,11 @@ type Columns = Result<Vec<ArrayRef>, (usize, usize)>;
 /// The size of the read buffer, and of the sample types are inferred from by default.
 pub const MIB: usize = 1 << 20;
 
+/// The fewest data rows the default inference reads: types come from the whole rows in the
+/// first MiB, or from the first this many rows when that MiB holds fewer (long rows, or one huge
+/// field that would leave inference too few rows, or none, to type the other columns by).
+pub const MIN_INFER_ROWS: usize = 1_000;
+
 /// The longest value quoted in an error message.
 const MAX_VALUE_CHARS: usize = 80;
 
@@ -74,6 +79,8 @@ struct Context {
     types: Vec<ColumnType>,
     /// Data rows the types were inferred from.
     inferred_rows: usize,
+    /// Which rows those were, for messages: `the first 1 MiB`, `the first 10 rows`.
+    inferred_from: String,
 }
 
 /// The arrow-csv format of a configuration.
@@ -130,28 +137,17 @@ impl CsvReader {
     /// Opens the file, infers its schema and gets ready to stream it.
     pub fn open(config: Config) -> Result<Self, PluginError> {
         let path = config.path.clone();
-        let mut text = open_text(&config).map_err(|e| open_error(&path, e))?;
-        let (inferred, input): (infer::Inferred, Box<dyn Read>) = match config.infer_rows {
-            InferRows::Default => {
-                // Infer from the first MiB (cut at a record boundary), then stream that MiB
-                // followed by the rest of the file: the file is read once.
-                let mut head = Vec::with_capacity(MIB);
-                let mut at_eof = read_mib(&path, &mut text, &mut head)?;
-                let inferred = loop {
-                    // Inference sees the whole records of the sample only.
-                    match infer::infer_sample(&config, &head, at_eof)
-                        .map_err(|e| inference_error(&config, e))?
-                    {
-                        Some((inferred, _end)) => break inferred,
-                        // Not one whole record yet (a header longer than 1 MiB): read on.
-                        None => at_eof = read_mib(&path, &mut text, &mut head)?,
-                    }
-                };
-                let rest = BufReader::with_capacity(MIB, text);
-                (inferred, Box::new(Cursor::new(head).chain(rest)))
+        let text = open_text(&config).map_err(|e| open_error(&path, e))?;
+        let (inferred, input, inferred_from) = match config.infer_rows {
+            InferRows::Default => Self::infer_default(&config, text)?,
+            InferRows::Rows(n) => {
+                let (inferred, input) = Self::infer_pass(&config, text, Some(n))?;
+                (inferred, input, format!("the first {n} rows"))
             }
-            InferRows::Rows(n) => Self::infer_pass(&config, text, Some(n))?,
-            InferRows::All => Self::infer_pass(&config, text, None)?,
+            InferRows::All => {
+                let (inferred, input) = Self::infer_pass(&config, text, None)?;
+                (inferred, input, "the whole file".to_string())
+            }
         };
         if inferred.names.is_empty() {
             return Err(PluginError::data(format!(
@@ -183,10 +179,38 @@ impl CsvReader {
                 output,
                 types,
                 inferred_rows: inferred.rows,
+                inferred_from,
             },
             rows_done: 0,
             failed: false,
         })
+    }
+
+    /// The default inference: from the whole rows in the first MiB, then that MiB followed by
+    /// the rest of the file is streamed (the file is read once); when that MiB holds fewer than
+    /// [`MIN_INFER_ROWS`] whole data rows and the file goes on, from the first
+    /// [`MIN_INFER_ROWS`] rows instead, in a pass of their own. Gives which rows they were.
+    fn infer_default(
+        config: &Config,
+        mut text: Box<dyn Read>,
+    ) -> Result<(infer::Inferred, Box<dyn Read>, String), PluginError> {
+        let mut head = Vec::with_capacity(MIB);
+        let at_eof = read_mib(&config.path, &mut text, &mut head)?;
+        // Inference sees the whole records of the sample only.
+        let sampled =
+            infer::infer_sample(config, &head, at_eof).map_err(|e| inference_error(config, e))?;
+        match sampled {
+            Some((inferred, _end)) if at_eof || inferred.rows >= MIN_INFER_ROWS => {
+                let rest = BufReader::with_capacity(MIB, text);
+                let input = Box::new(Cursor::new(head).chain(rest));
+                Ok((inferred, input, "the first 1 MiB".to_string()))
+            }
+            _ => {
+                let text = Box::new(Cursor::new(head).chain(text));
+                let (inferred, input) = Self::infer_pass(config, text, Some(MIN_INFER_ROWS))?;
+                Ok((inferred, input, format!("the first {MIN_INFER_ROWS} rows")))
+            }
+        }
     }
 
     /// Infers from a pass of its own over the first `max_rows` rows (or all), then reopens the
@@ -450,13 +474,10 @@ impl Context {
                  {type_name}; fix it in the file, or set the column's type in \"columns\""
             )
         } else {
-            let from = match self.config.infer_rows {
-                InferRows::Rows(n) => format!("the first {n} rows"),
-                _ => "the first 1 MiB".to_string(),
-            };
             format!(
-                "the type was inferred from {from}; set \"infer_rows\": \"all\" to infer from the \
-                 whole file, or the column's type in \"columns\""
+                "the type was inferred from {}; set \"infer_rows\": \"all\" to infer from the \
+                 whole file, or the column's type in \"columns\"",
+                self.inferred_from
             )
         };
         PluginError::data(format!(

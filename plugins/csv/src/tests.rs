@@ -394,6 +394,68 @@ fn the_sample_ends_at_a_whole_record() {
     );
 }
 
+/// Bug: a huge field in the first row left inference a first MiB without one whole data row,
+/// so every column became a string. Inference reads at least [`read::MIN_INFER_ROWS`] rows.
+#[test]
+fn a_huge_first_field_leaves_the_other_columns_their_types() {
+    let mut text = format!(
+        "id,note,fare,when\n1,{},2.5,2026-08-01\n",
+        "x".repeat(3 * read::MIB)
+    );
+    text.push_str("2,short,3,2026-08-02\n");
+    let dir = TempDir::new();
+    let path = dir.file("huge.csv", &text);
+    let mut csv = open(&path, "").unwrap();
+    let types: Vec<_> = csv
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.data_type().clone())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            DataType::Int64,
+            DataType::Utf8,
+            DataType::Float64,
+            DataType::Date32
+        ]
+    );
+    let batch = arrow_select_concat(&csv.schema(), &read_all(&mut csv).unwrap());
+    assert_eq!(batch.num_rows(), 2);
+    assert_eq!(
+        strings(&batch, 1)[0].as_ref().map(String::len),
+        Some(3 * read::MIB)
+    );
+}
+
+/// Rows too long for many of them to fit in the first MiB: the types come from the first
+/// [`read::MIN_INFER_ROWS`] rows (a double past the MiB widens the column), and a later value
+/// that does not parse says so.
+#[test]
+fn long_rows_infer_from_the_first_rows_past_the_first_mib() {
+    let pad = "p".repeat(4096);
+    let mut text = String::from("id,pad,fare\n");
+    for i in 1..=read::MIN_INFER_ROWS + 10 {
+        let fare = match i {
+            600 => "1.5".to_string(),
+            1_005 => "abc".to_string(),
+            _ => i.to_string(),
+        };
+        text.push_str(&format!("{i},{pad},{fare}\n"));
+    }
+    assert!(600 * pad.len() > read::MIB);
+    let (path, e) = error(&text, "");
+    assert_eq!(
+        e.message,
+        format!(
+            "{path}: line 1006: column 'fare': cannot parse 'abc' as double (the type was \
+             inferred from the first 1000 rows; set \"infer_rows\": \"all\" to infer from the \
+             whole file, or the column's type in \"columns\")"
+        )
+    );
+}
+
 #[test]
 fn config_errors() {
     let dir = TempDir::new();

@@ -37,7 +37,8 @@ impl std::error::Error for OptionError {}
 /// How many rows or records types are inferred from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InferRows {
-    /// The source's default (the first 1 MiB for CSV, every record for JSON).
+    /// The source's default (for CSV the rows in the first 1 MiB, and at least the first 1000;
+    /// for JSON every record).
     Default,
     /// The first `n`.
     Rows(usize),

@@ -250,7 +250,7 @@ pub(crate) fn error_type(error: &Error) -> &'static str {
         | Error::FileTargetMode { .. }
         | Error::PluginFile { .. } => "ConfigError",
         Error::Transform { .. } => "TransformError",
-        Error::Source { .. } => "SourceError",
+        Error::Source { .. } | Error::DuplicateColumn { .. } => "SourceError",
         Error::SourceMissing { .. } => "FileNotFoundError",
         Error::Storage { source, .. } if source.kind().is_config() => "ConfigError",
         Error::Storage { .. } => "OSError",

@@ -6,10 +6,11 @@ mod iceberg;
 mod plugin;
 mod zstd_parquet;
 
+use std::collections::HashMap;
 use std::sync::mpsc::SyncSender;
 
 use arrow_array::RecordBatch;
-use arrow_schema::SchemaRef;
+use arrow_schema::{Schema, SchemaRef};
 use ldp_config::{Config, Format, Window};
 use ldp_plugin_runtime::{Plugin, Runtime};
 
@@ -24,6 +25,22 @@ pub(crate) enum Message {
     Schema(SchemaRef),
     /// A batch.
     Batch(RecordBatch),
+}
+
+/// The first name `schema` gives to two columns, with their 1-based positions.
+///
+/// The rule for every schema a source announces: column names are unique, compared exactly
+/// (case-sensitively, as Iceberg and the table layer match columns: `Fare` and `fare` are two
+/// columns). Arrow allows duplicates, but the writer matches columns by name, so one of the two
+/// would be dropped (or a new table refused with Iceberg's own message).
+pub(crate) fn duplicate_column(schema: &Schema) -> Option<(String, usize, usize)> {
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(schema.fields().len());
+    for (i, field) in schema.fields().iter().enumerate() {
+        if let Some(first) = seen.insert(field.name(), i) {
+            return Some((field.name().clone(), first + 1, i + 1));
+        }
+    }
+    None
 }
 
 /// A source resolved for reading.
@@ -91,5 +108,31 @@ impl SourceSpec {
             }
             (SourceSpec::Plugin(_), Loaded::Iceberg) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duplicate_column;
+    use arrow_schema::{DataType, Field, Schema};
+
+    fn schema(names: &[&str]) -> Schema {
+        Schema::new(
+            names
+                .iter()
+                .map(|n| Field::new(*n, DataType::Utf8, true))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// Bug: a CSV header `…,fare,fare` lost the second `fare` silently on append. The first
+    /// name given twice is found, with both 1-based positions; names differing in case are two
+    /// columns.
+    #[test]
+    fn duplicate_column_names_are_found_with_their_positions() {
+        let found = duplicate_column(&schema(&["id", "fare", "city", "fare", "fare"]));
+        assert_eq!(found, Some(("fare".to_string(), 2, 4)));
+        assert_eq!(duplicate_column(&schema(&["Fare", "fare", "FARE"])), None);
+        assert_eq!(duplicate_column(&schema(&[])), None);
     }
 }

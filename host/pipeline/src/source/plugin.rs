@@ -242,10 +242,18 @@ impl PluginSource {
                 return;
             }
         };
-        if sender
-            .send(Ok(Message::Schema(stream.schema().clone())))
-            .is_err()
-        {
+        let schema = stream.schema().clone();
+        if let Some((name, first, second)) = super::duplicate_column(&schema) {
+            let _ = sender.send(Err(Error::DuplicateColumn {
+                what: self.what.clone(),
+                name,
+                first,
+                second,
+                hint: self.duplicate_hint(),
+            }));
+            return;
+        }
+        if sender.send(Ok(Message::Schema(schema))).is_err() {
             return;
         }
         loop {
@@ -258,6 +266,21 @@ impl PluginSource {
             if sender.send(message).is_err() || failed {
                 return;
             }
+        }
+    }
+
+    /// What to do about two columns of the same name, for the source's format.
+    fn duplicate_hint(&self) -> &'static str {
+        match self.plugin {
+            Reader::Builtin("csv") => {
+                "rename one of them in the file's header row (or read the header as data with \
+                 \"has_header\": false and \"skip_rows\": 1, which names the columns f0, f1, ..., \
+                 and rename or drop them in a transform)"
+            }
+            Reader::Builtin("duckdb") => {
+                "give one of them another name in the query (SELECT ... AS other_name)"
+            }
+            _ => "rename one of them in the source file (or in the plugin's output)",
         }
     }
 
