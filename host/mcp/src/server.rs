@@ -1,6 +1,9 @@
 //! The MCP server: rmcp's [`ServerHandler`] over the tools. Each call runs on a blocking thread
 //! (queries have their own runtime), is audited once it ends, and comes back as structured
 //! JSON plus one text block; an error is `isError: true` with `{"error": {"type", "message"}}`.
+//! Every call ends, so every call is audited: a query past the nesting limits is refused before
+//! it plans, one past its time limit is stopped inside execution, a value past the memory limit
+//! is refused before it is built, and a panic is caught.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -45,7 +48,16 @@ impl LakeServer {
     pub fn handle(&self, name: &str, arguments: &Map<String, serde_json::Value>) -> CallToolResult {
         let started = Instant::now();
         let mut noted = Noted::default();
-        let outcome = tools::call(&self.context, name, arguments, &mut noted);
+        // A call that panics is audited too, as a failed call.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tools::call(&self.context, name, arguments, &mut noted)
+        }))
+        .unwrap_or_else(|_| {
+            Err(ToolError::new(
+                ToolErrorKind::QueryFailed,
+                "the call failed with an internal error of the server; it is still serving",
+            ))
+        });
         let (status, error) = match &outcome {
             Ok(_) => ("ok", None),
             Err(e) => (e.kind.audit_status(), Some(e.message.clone())),

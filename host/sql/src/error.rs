@@ -24,10 +24,11 @@ pub enum Error {
         /// The limit.
         seconds: f64,
     },
-    /// The SQL is not one read-only query ([`crate::check_read_only`]).
+    /// The SQL is not one read-only query ([`crate::check_read_only`]), or nests past the
+    /// limits of [`crate::check_nesting`].
     #[error("{message}")]
     Rejected {
-        /// Why, in the Python tool's words.
+        /// Why (the Python tool's words for its own rules), and what to do.
         message: String,
     },
     /// The async runtime could not start.

@@ -1,9 +1,10 @@
 //! Read-only SQL, checked before anything plans (the MCP server's statement guard, with the
 //! Python tool's rules and messages): at most [`MAX_SQL_CHARS`] characters; the first
 //! significant token (comments and opening parentheses skipped) `SELECT` or `WITH`; and,
-//! parsed by DataFusion's own parser, exactly one statement, and that a query. A session that
-//! runs it also refuses DDL, DML and `SET`-style statements and has no file or URL table
-//! functions, so what the guard lets through can only read the tables registered in it.
+//! parsed by DataFusion's own parser, exactly one statement, nested no deeper than the limits
+//! of [`crate::nesting`] (so that planning it cannot overflow the stack), and that a query. A
+//! session that runs it also refuses DDL, DML and `SET`-style statements and has no file or URL
+//! table functions, so what the guard lets through can only read the tables registered in it.
 
 use datafusion::sql::parser::{DFParser, Statement as DfStatement};
 use datafusion::sql::sqlparser::ast::Statement;
@@ -20,7 +21,8 @@ pub const MAX_SQL_CHARS: usize = ldp_sql_guard::MAX_SQL_CHARS;
 ///
 /// [`Error::Rejected`] with the Python tool's words: `sql is N characters; the limit is
 /// 100000`, `sql is empty`, `only read-only SELECT or WITH queries are allowed; this statement
-/// starts with 'COPY'`, `sql does not parse: …`, `exactly one statement is allowed; found 2`.
+/// starts with 'COPY'`, `sql does not parse: …`, `exactly one statement is allowed; found 2`,
+/// and the nesting limits' `the query nests more than 2000 levels deep …`.
 pub fn check_read_only(sql: &str) -> Result<()> {
     let reject = |message: String| Err(Error::Rejected { message });
     // The lexical half (length, first token), shared with DuckDB sources.
@@ -37,6 +39,8 @@ pub fn check_read_only(sql: &str) -> Result<()> {
             ));
         }
     };
+    // Before anything else walks or drops the statements (a kind is found by printing one).
+    let statements = crate::nesting::check_parsed(statements)?;
     if statements.len() != 1 {
         return reject(format!(
             "exactly one statement is allowed; found {}",

@@ -7,6 +7,12 @@
 //! their statistics. Nothing is written and nothing is downloaded: DDL, DML and `SET`-style
 //! statements are refused before they plan.
 //!
+//! Every query runs under three limits: its statement nests at most [`MAX_NESTING`] levels
+//! (refused before it plans, as deeper ones overflow the planner's stack; `nesting.rs`); its
+//! time limit, when it has one, is checked by every node of its plan (`deadline.rs`); and the
+//! functions that build big values from small inputs refuse a result past the session's memory
+//! limit, at most [`MAX_VALUE_BYTES`] (`value_cap.rs`).
+//!
 //! ```
 //! use std::sync::Arc;
 //! use arrow_array::{Int64Array, RecordBatch};
@@ -31,13 +37,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod deadline;
+mod deep_drop;
 mod error;
 mod guard;
+mod nesting;
 mod provider;
 mod pruning;
 mod session;
+mod value_cap;
 
 pub use error::{Error, Result};
 pub use guard::{MAX_SQL_CHARS, check_read_only};
+pub use nesting::{MAX_NESTING, MAX_SET_OPERATIONS, check_nesting};
 pub use provider::snapshot_provider;
-pub use session::{QueryOutput, Session, SessionOptions, TableName};
+pub use session::{QUERY_STACK_BYTES, QueryOutput, Session, SessionOptions, TableName};
+pub use value_cap::MAX_VALUE_BYTES;

@@ -1,6 +1,7 @@
 //! A read-only DataFusion session over registered tables, and running one query in it.
 
 use std::sync::Arc;
+use std::sync::mpsc::RecvTimeoutError;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
@@ -14,6 +15,7 @@ use datafusion::sql::TableReference;
 use futures_util::StreamExt;
 use ldp_table::Table;
 
+use crate::deadline::{Deadline, with_deadline};
 use crate::error::{Error, Result};
 use crate::provider::snapshot_provider;
 
@@ -77,9 +79,21 @@ pub struct SessionOptions {
     pub memory_limit: Option<usize>,
 }
 
+/// The stack of each thread that plans and runs a query. DataFusion's planner and sqlparser
+/// recurse over the statement (up to [`crate::MAX_NESTING`] levels deep) and so does the
+/// evaluation of nested expressions; 2 MiB, tokio's default, is not enough for a debug build.
+pub const QUERY_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// How long after its time limit `limit` a query that did not stop is abandoned by the caller:
+/// half the limit, at least a second.
+fn backstop_grace(limit: std::time::Duration) -> std::time::Duration {
+    (limit / 2).max(std::time::Duration::from_secs(1))
+}
+
 /// A DataFusion session: tables registered at a snapshot, queries that only read.
 pub struct Session {
-    runtime: tokio::runtime::Runtime,
+    /// Always `Some` until the session drops.
+    runtime: Option<tokio::runtime::Runtime>,
     context: SessionContext,
 }
 
@@ -128,6 +142,7 @@ impl Session {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(partitions)
             .thread_name("ldp-sql")
+            .thread_stack_size(QUERY_STACK_BYTES)
             .enable_all()
             .build()
             .map_err(Error::Runtime)?;
@@ -144,7 +159,11 @@ impl Session {
             }
             None => SessionContext::new_with_config(config),
         };
-        Ok(Session { runtime, context })
+        crate::value_cap::register(&context, crate::value_cap::cap_for(options.memory_limit));
+        Ok(Session {
+            runtime: Some(runtime),
+            context,
+        })
     }
 
     /// Registers `table` as of `snapshot` (default: current) under every name in `names`.
@@ -193,13 +212,16 @@ impl Session {
     ///
     /// # Errors
     ///
+    /// [`Error::Rejected`] when the statement nests past the limits of [`crate::check_nesting`];
     /// [`Error::Sql`] when the SQL does not parse or plan (or is DDL, DML or a statement such as
     /// `SET`); [`Error::Execution`] when it fails while running.
     pub fn query(&self, sql: &str, max_rows: usize) -> Result<QueryOutput> {
-        self.runtime.block_on(self.run(sql, max_rows))
+        self.run(sql, max_rows, None)
     }
 
-    /// As [`Session::query`], stopped after `limit`: [`Error::Timeout`].
+    /// As [`Session::query`], stopped after `limit`: [`Error::Timeout`]. Every operator of the
+    /// plan checks the limit each time it is asked for a batch ([`crate::deadline`]), so the
+    /// work stops with the query.
     ///
     /// # Errors
     ///
@@ -210,55 +232,131 @@ impl Session {
         max_rows: usize,
         limit: std::time::Duration,
     ) -> Result<QueryOutput> {
-        self.runtime.block_on(async {
-            match tokio::time::timeout(limit, self.run(sql, max_rows)).await {
-                Ok(result) => result,
-                Err(_) => Err(Error::Timeout {
-                    seconds: limit.as_secs_f64(),
-                }),
-            }
-        })
+        self.run(sql, max_rows, Some(Deadline::after(limit)))
     }
 
-    async fn run(&self, sql: &str, max_rows: usize) -> Result<QueryOutput> {
-        {
-            let options = SQLOptions::new()
-                .with_allow_ddl(false)
-                .with_allow_dml(false)
-                .with_allow_statements(false);
-            let frame = self
-                .context
-                .sql_with_options(sql, options)
-                .await
-                .map_err(Error::sql)?;
-            let schema: SchemaRef = Arc::new(frame.schema().as_arrow().clone());
-            let task = Arc::new(frame.task_ctx());
-            let plan = frame
-                .create_physical_plan()
-                .await
-                .map_err(Error::execution)?;
-            let files_scanned = files_in(plan.as_ref());
-            let mut stream = execute_stream(plan, task).map_err(Error::execution)?;
-            let mut batches = Vec::new();
-            let mut kept = 0usize;
-            let mut total_rows = 0u64;
-            while let Some(batch) = stream.next().await {
-                let batch = batch.map_err(Error::execution)?;
-                total_rows += batch.num_rows() as u64;
-                if kept < max_rows {
-                    let take = batch.num_rows().min(max_rows - kept);
-                    kept += take;
-                    batches.push(batch.slice(0, take));
-                }
+    /// Plans and runs the query on the runtime's threads (their stacks are
+    /// [`QUERY_STACK_BYTES`]), the caller waiting on a channel: it needs no runtime thread to
+    /// wake it, so its backstop holds even when every worker is busy.
+    fn run(
+        &self,
+        sql: &str,
+        max_rows: usize,
+        deadline: Option<Arc<Deadline>>,
+    ) -> Result<QueryOutput> {
+        let task = run(
+            self.context.clone(),
+            sql.to_owned(),
+            max_rows,
+            deadline.clone(),
+        );
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        let handle = self.runtime().spawn(async move {
+            let _ = sender.send(task.await);
+        });
+        let received = match &deadline {
+            // A backstop only: the plan's nodes stop the query at its deadline.
+            Some(deadline) => {
+                receiver.recv_timeout(deadline.limit() + backstop_grace(deadline.limit()))
             }
-            Ok(QueryOutput {
-                schema,
-                batches,
-                total_rows,
-                files_scanned,
-            })
+            None => receiver.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        };
+        match received {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => {
+                handle.abort();
+                Err(Error::Timeout {
+                    seconds: deadline.map_or(0.0, |d| d.limit().as_secs_f64()),
+                })
+            }
+            // The task ended without sending its result: it panicked.
+            Err(RecvTimeoutError::Disconnected) => Err(Error::Execution {
+                message: "the query stopped on an internal error of the engine".into(),
+            }),
         }
     }
+
+    fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime
+            .as_ref()
+            .expect("the runtime lives as long as the session")
+    }
+
+    #[cfg(test)]
+    pub(crate) fn context(&self) -> &SessionContext {
+        &self.context
+    }
+}
+
+impl Drop for Session {
+    /// Nothing waits for a task that is still running (a query stopped by the backstop).
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// One query: the nesting limits, planning, the deadline on every node, execution.
+async fn run(
+    context: SessionContext,
+    sql: String,
+    max_rows: usize,
+    deadline: Option<Arc<Deadline>>,
+) -> Result<QueryOutput> {
+    let outcome = plan_and_collect(&context, &sql, max_rows, deadline.as_ref()).await;
+    match (outcome, deadline) {
+        (Err(_), Some(deadline)) if deadline.was_passed() => Err(Error::Timeout {
+            seconds: deadline.limit().as_secs_f64(),
+        }),
+        (outcome, _) => outcome,
+    }
+}
+
+async fn plan_and_collect(
+    context: &SessionContext,
+    sql: &str,
+    max_rows: usize,
+    deadline: Option<&Arc<Deadline>>,
+) -> Result<QueryOutput> {
+    crate::nesting::check_nesting(sql)?;
+    let options = SQLOptions::new()
+        .with_allow_ddl(false)
+        .with_allow_dml(false)
+        .with_allow_statements(false);
+    let frame = context
+        .sql_with_options(sql, options)
+        .await
+        .map_err(Error::sql)?;
+    let schema: SchemaRef = Arc::new(frame.schema().as_arrow().clone());
+    let task = Arc::new(frame.task_ctx());
+    let mut plan = frame
+        .create_physical_plan()
+        .await
+        .map_err(Error::execution)?;
+    let files_scanned = files_in(plan.as_ref());
+    if let Some(deadline) = deadline {
+        plan = with_deadline(plan, deadline).map_err(Error::execution)?;
+    }
+    let mut stream = execute_stream(plan, task).map_err(Error::execution)?;
+    let mut batches = Vec::new();
+    let mut kept = 0usize;
+    let mut total_rows = 0u64;
+    while let Some(batch) = stream.next().await {
+        let batch = batch.map_err(Error::execution)?;
+        total_rows += batch.num_rows() as u64;
+        if kept < max_rows {
+            let take = batch.num_rows().min(max_rows - kept);
+            kept += take;
+            batches.push(batch.slice(0, take));
+        }
+    }
+    Ok(QueryOutput {
+        schema,
+        batches,
+        total_rows,
+        files_scanned,
+    })
 }
 
 /// The data files the scans of `plan` open.
@@ -273,4 +371,79 @@ fn files_in(plan: &dyn ExecutionPlan) -> usize {
         .into_iter()
         .map(|child| files_in(child.as_ref()))
         .sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use arrow_array::{ArrayRef, Int64Array};
+
+    use super::*;
+
+    /// A session with `t`: `x` from 0 to `rows - 1`.
+    fn session_with(rows: i64) -> Session {
+        let session = Session::with_partitions(2).unwrap();
+        let x: ArrayRef = Arc::new(Int64Array::from((0..rows).collect::<Vec<_>>()));
+        let batch = RecordBatch::try_from_iter([("x", x)]).unwrap();
+        session.context().register_batch("t", batch).unwrap();
+        session
+    }
+
+    /// The bug: `ldp mcp --timeout` did not hold; an aggregate over a cross join never returned
+    /// to the runtime, so the timer could not fire and the query held a core for minutes. Every
+    /// node now checks the deadline: the query stops within twice its limit, and nothing of it
+    /// keeps running.
+    #[test]
+    fn a_cross_join_bomb_stops_at_the_time_limit() {
+        let session = session_with(3_000);
+        let started = Instant::now();
+        let limit = Duration::from_secs(2);
+        // count(*) alone is answered from the statistics of an in-memory table.
+        let sql = "SELECT sum(a.x + d.x) FROM t a, t b, t c, t d";
+        let error = session.query_within(sql, 10, limit).unwrap_err();
+        let took = started.elapsed();
+        assert!(matches!(error, Error::Timeout { .. }), "{error}");
+        assert!(took < 2 * limit, "stopped after {took:?}");
+        // The work stopped with it: no task of the query is left on the runtime.
+        let metrics = session.runtime().metrics();
+        let idle_by = Instant::now() + Duration::from_secs(2);
+        while metrics.num_alive_tasks() > 0 && Instant::now() < idle_by {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(metrics.num_alive_tasks(), 0);
+        // And the session still answers.
+        let out = session
+            .query_within("SELECT count(*) FROM t", 10, limit)
+            .unwrap();
+        assert_eq!(out.total_rows, 1);
+    }
+
+    #[test]
+    fn an_array_agg_over_a_cross_join_stops_at_the_time_limit() {
+        let session = session_with(2_000);
+        let started = Instant::now();
+        let limit = Duration::from_secs(1);
+        let sql = "SELECT array_agg(a.x + b.x + c.x) FROM t a, t b, t c";
+        let error = session.query_within(sql, 10, limit).unwrap_err();
+        assert!(matches!(error, Error::Timeout { .. }), "{error}");
+        assert!(started.elapsed() < 2 * limit, "{:?}", started.elapsed());
+    }
+
+    /// The bug: 2,000 `SELECT 1` joined by `UNION ALL` overflowed the stack of the thread that
+    /// planned them. 1,000 plan and run (on the runtime's large stacks); 5,000 are refused
+    /// before they plan.
+    #[test]
+    fn a_thousand_unions_run_and_five_thousand_are_refused() {
+        let session = session_with(1);
+        let unions = |n: usize| vec!["SELECT 1"; n].join(" UNION ALL ");
+        let out = session.query(&unions(1_000), 1).unwrap();
+        assert_eq!(out.total_rows, 1_000);
+        match session.query(&unions(5_000), 1) {
+            Err(Error::Rejected { message }) => assert!(message.contains("limit is 2000")),
+            other => panic!("{other:?}"),
+        }
+        let sum = format!("SELECT {} FROM t", vec!["x"; 1_500].join(" + "));
+        assert_eq!(session.query(&sum, 1).unwrap().total_rows, 1);
+    }
 }

@@ -244,3 +244,102 @@ fn refused_calls_say_why_and_are_audited() {
         ]
     );
 }
+
+/// The three bugs of a hostile session, each stopped and audited while the server keeps
+/// serving: 5,000 `UNION ALL`s overflowed the server's stack (now refused before they plan); a
+/// 4-way cross join of 3,000 rows ran for minutes past `--timeout 2` (now stopped within twice
+/// the limit, and its work with it: the server's CPU time stops growing); `repeat('x',
+/// 2000000000)` under `--max-memory-mb 256` grew the server to 7.7 GB (now refused before it
+/// allocates: the server's peak stays under 1 GB).
+#[test]
+fn hostile_queries_are_refused_or_stopped_audited_and_the_server_serves_on() {
+    let dir = lake();
+    let numbers: String = std::iter::once("n".to_owned())
+        .chain((0..3_000).map(|n| n.to_string()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(dir.path().join("numbers.csv"), numbers + "\n").unwrap();
+    std::fs::write(
+        dir.path().join("numbers.json"),
+        r#"{"identifier": "numbers", "metadata": {"source": {"name": "numbers", "format": "CSV", "path": "numbers.csv"},
+            "target": {"name": "numbers", "format": "ICEBERG", "catalog": {"identifier": "shop", "warehouse_path": "warehouse"}}}}"#,
+    )
+    .unwrap();
+    let out = in_dir(dir.path(), &["run", "numbers.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let unions = vec!["SELECT 1"; 5_000].join(" UNION ALL ");
+    let calls = json!([
+        ["query", {"sql": unions}],
+        ["query", {"sql": "SELECT count(*) FROM numbers a, numbers b, numbers c, numbers d"}],
+        ["__server__", {}],
+        ["__sleep__", {"seconds": 1.5}],
+        ["__server__", {}],
+        ["query", {"sql": "SELECT length(repeat('x', 2000000000))"}],
+        ["__server__", {}],
+        ["query", {"sql": "SELECT count(*) AS n FROM shop.orders"}],
+    ]);
+    let args = ["--config", ".", "--timeout", "2", "--max-memory-mb", "256"];
+    let doc = session(dir.path(), &calls, &args);
+    let calls: Vec<&Value> = doc["calls"].as_array().unwrap().iter().collect();
+    let message = |call: &Value| {
+        call["result"]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+
+    assert_eq!(error_type(calls[0]), "QueryRejected");
+    assert!(
+        message(calls[0]).contains("the limit is 2000: split it into several queries"),
+        "{}",
+        message(calls[0])
+    );
+
+    assert_eq!(error_type(calls[1]), "QueryTimeout");
+    let took = calls[1]["elapsed_s"].as_f64().unwrap();
+    // Within twice the limit, and a little more for a busy machine.
+    assert!(took < 2.0 * 2.0 + 1.0, "the bomb stopped after {took} s");
+    let cpu = |call: &Value| call["server"]["cpu_s"].as_f64().unwrap();
+    let idle = cpu(calls[4]) - cpu(calls[2]);
+    assert!(
+        idle < 0.5,
+        "the server used {idle} s of CPU in 1.5 s after the timeout"
+    );
+
+    assert_eq!(error_type(calls[5]), "QueryFailed");
+    assert!(
+        message(calls[5])
+            .contains("repeat(…) would build 1907.3 MiB in one result, more than the 256.0 MiB"),
+        "{}",
+        message(calls[5])
+    );
+    let peak_kb = calls[6]["server"]["vm_hwm_kb"].as_u64().unwrap();
+    assert!(peak_kb < 1024 * 1024, "the server peaked at {peak_kb} kB");
+
+    assert_eq!(calls[7]["is_error"], false, "{}", calls[7]);
+    assert_eq!(calls[7]["result"]["rows"], json!([[9]]));
+    eprintln!(
+        "cross join bomb stopped after {took} s (limit 2 s); CPU after it {idle:.3} s in 1.5 s; \
+         server peak {peak_kb} kB after the repeat bomb"
+    );
+
+    let audit =
+        std::fs::read_to_string(dir.path().join("warehouse/.ldp/audit/mcp_audit.jsonl")).unwrap();
+    let records: Vec<Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let statuses: Vec<&str> = records
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["rejected", "timeout", "error", "ok"]);
+    assert!(
+        records[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("the limit is 2000")
+    );
+    assert!(records[1]["sql"].as_str().unwrap().contains("numbers d"));
+    assert!(records[2]["error"].as_str().unwrap().contains("repeat(…)"));
+}

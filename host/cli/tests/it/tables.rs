@@ -255,6 +255,41 @@ fn query_prints_the_common_table_format_and_json() {
     );
 }
 
+/// The bug: `ldp query` with 2,000 `SELECT 1` joined by `UNION ALL` overflowed its stack and
+/// aborted (exit 134). 1,000 run; 5,000 are refused before they plan, saying what the limit is.
+#[test]
+fn query_refuses_a_statement_nested_past_the_limit_and_runs_a_thousand_unions() {
+    let w = Workdir::new();
+    ok(&w.run(&[]));
+    let config = w.config();
+    let thousand = vec!["SELECT ride_id FROM rides WHERE ride_id = 1"; 1_000].join(" UNION ALL ");
+    let out = w.ldp(&["query", &config, &thousand, "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&ok(&out)).unwrap();
+    assert_eq!(doc["row_count"], 1_000);
+    // (An argument holds at most 128 KiB: the refused statements are short to write.)
+    let out = w.ldp(&[
+        "query",
+        &config,
+        &vec!["SELECT 1"; 5_000].join(" UNION ALL "),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "more than 2000 UNION/INTERSECT/EXCEPT operations; the limit is 2000: split it"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let sum = format!("SELECT {} FROM rides", vec!["1"; 30_000].join("+"));
+    let out = w.ldp(&["query", &config, &sum]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nests more than 2000 levels"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn a_folder_of_configs_is_one_lake() {
     let w = Workdir::new();
