@@ -126,7 +126,9 @@ pub enum Error {
         table: String,
     },
     /// The input had no rows.
-    #[error("No data to write: the table has 0 rows (pass allow_empty=True to write it anyway)")]
+    #[error(
+        "No data to write: the table has 0 rows (the source gave none, so nothing was written; check the source's path, window or filter)"
+    )]
     EmptyInput,
     /// A batch or schema does not fit.
     #[error("{table}: {message}")]
@@ -452,7 +454,7 @@ mod tests {
         let error = Error::EmptyInput;
         assert_eq!(
             error.to_string(),
-            "No data to write: the table has 0 rows (pass allow_empty=True to write it anyway)"
+            "No data to write: the table has 0 rows (the source gave none, so nothing was written; check the source's path, window or filter)"
         );
         assert_eq!(error.kind(), ErrorKind::EmptyInput);
         assert_eq!(error.exit_code(), 1);

@@ -394,7 +394,7 @@ fn an_empty_source_writes_nothing() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out).trim_end(),
-        "ldp: error: No data to write: the table has 0 rows (pass allow_empty=True to write it anyway)"
+        "ldp: error: No data to write: the table has 0 rows (the source gave none, so nothing was written; check the source's path, window or filter)"
     );
     // No table was created.
     let out = w.ldp(&["snapshots", &w.config()]);

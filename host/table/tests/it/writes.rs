@@ -417,7 +417,7 @@ fn empty_input_is_refused_unless_allowed() {
     assert_eq!(error.kind(), ErrorKind::EmptyInput);
     assert_eq!(
         error.to_string(),
-        "No data to write: the table has 0 rows (pass allow_empty=True to write it anyway)"
+        "No data to write: the table has 0 rows (the source gave none, so nothing was written; check the source's path, window or filter)"
     );
     assert!(table.snapshots().is_empty());
 
