@@ -15,6 +15,10 @@ pub enum SettingsError {
     /// `--config` is not a JSON object.
     #[error("--config is not a JSON object: {0}")]
     ConfigJson(String),
+    /// Options that do not go together, or an option's value that cannot be used; the message
+    /// names the option.
+    #[error("{0}")]
+    Options(String),
     /// `--config-file` cannot be read or parsed.
     #[error("cannot read config file {}: {reason}", path.display())]
     ConfigFile {
@@ -243,7 +247,7 @@ fn transform_test_settings(
         None => None,
         Some(text) => Some(
             serde_json::from_str::<serde_json::Value>(text)
-                .map_err(|e| SettingsError::ConfigJson(format!("--plugin-config: {e}")))?,
+                .map_err(|e| SettingsError::Options(format!("--plugin-config: {e}")))?,
         ),
     };
     let item = match (&args.code, &args.js) {
@@ -269,13 +273,13 @@ fn transform_test_settings(
             }
         }
         (None, None) => {
-            return Err(SettingsError::ConfigJson(
+            return Err(SettingsError::Options(
                 "give the transform with --code FILE (.js or .wasm) or --js SOURCE".into(),
             ));
         }
     };
     if plugin_config.is_some() && item.get("plugin").is_none() {
-        return Err(SettingsError::ConfigJson(
+        return Err(SettingsError::Options(
             "--plugin-config goes with --code FILE.wasm; JavaScript transforms take no config"
                 .into(),
         ));
@@ -292,7 +296,7 @@ fn transform_test_settings(
         item["limits"] = serde_json::Value::Object(limits);
     }
     let transform = ldp_config::parse_transform(0, &item).map_err(|message| {
-        SettingsError::ConfigJson(
+        SettingsError::Options(
             message
                 .replace("limits.timeout_s", "--timeout")
                 .replace("limits.memory_mb", "--max-memory-mb"),
@@ -550,7 +554,7 @@ fn plugin_ref(name: &str) -> Result<PluginRef, SettingsError> {
 /// `--transform` and `--transform-config`, paired by position.
 fn transforms(run: &RunArgs) -> Result<Vec<(PluginRef, String)>, SettingsError> {
     if run.transform_config.len() > run.transform.len() {
-        return Err(SettingsError::ConfigJson(format!(
+        return Err(SettingsError::Options(format!(
             "{} --transform-config value(s) for {} --transform plugin(s): give each transform's config right after it",
             run.transform_config.len(),
             run.transform.len()
@@ -564,10 +568,10 @@ fn transforms(run: &RunArgs) -> Result<Vec<(PluginRef, String)>, SettingsError> 
                 None => "{}".to_string(),
                 Some(text) => {
                     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-                        SettingsError::ConfigJson(format!("--transform-config #{}: {e}", i + 1))
+                        SettingsError::Options(format!("--transform-config #{}: {e}", i + 1))
                     })?;
                     if !value.is_object() {
-                        return Err(SettingsError::ConfigJson(format!(
+                        return Err(SettingsError::Options(format!(
                             "--transform-config #{}: expected an object, got {value}",
                             i + 1
                         )));

@@ -181,4 +181,11 @@ fn transform_test_stops_an_endless_loop_within_its_timeout() {
         "0",
     ]);
     assert!(stderr(&bad).contains("--timeout"), "{}", stderr(&bad));
+    // Regression: a bad --timeout was reported as "--config is not a JSON object: …", an option
+    // this command does not have.
+    assert!(
+        !stderr(&bad).contains("--config is not a JSON object"),
+        "{}",
+        stderr(&bad)
+    );
 }
