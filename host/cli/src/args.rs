@@ -42,6 +42,8 @@ pub enum Command {
     /// plugin into a private staging folder and renamed into place only when the run succeeds;
     /// it is always replaced whole, so a --mode other than overwrite is refused.
     /// The run's events go to the sinks of metadata.observability (`ldp runs` reads them).
+    /// A key ldp does not know, at any depth of the config, is a warning with a "did you mean"
+    /// (with --strict, an error before anything is read).
     ///
     /// The checks of metadata.quality see every batch while the files are written, and give
     /// their verdicts before the commit. With on_failure "fail" (the default) a failed check
@@ -80,6 +82,9 @@ pub enum Command {
     /// where, sinks, schedule and retries left out); the idempotency key comes from the
     /// identifier, the target and the window only, so a window keeps its key when the config
     /// changes.
+    ///
+    /// A key ldp does not know, at any depth of the config, is a warning with a "did you mean"
+    /// (an error under --strict): the Python tool accepts unknown keys, so ldp does too.
     ///
     /// Exit codes: 0 valid, 1 any file invalid (its problems on stderr, each with its JSON path).
     ///
@@ -728,6 +733,10 @@ pub struct RunCmdArgs {
     /// can then no longer publish.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub attempt: Option<u32>,
+    /// Stop before reading anything when the config holds a key ldp does not know (a
+    /// misspelling such as "writemode"); without it each such key is a warning.
+    #[arg(long)]
+    pub strict: bool,
     /// Print the result as JSON on stdout, for scripts.
     #[arg(long)]
     pub json: bool,
@@ -746,6 +755,10 @@ pub struct PlanArgs {
     /// Print the plan as JSON (a list for a folder).
     #[arg(long)]
     pub json: bool,
+    /// Treat a key ldp does not know (a misspelling such as "writemode") as an error rather
+    /// than a warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// `ldp runs`.

@@ -93,6 +93,8 @@ pub enum Task {
         mode: Option<ldp_config::WriteMode>,
         /// A staged run's options, when it is one.
         staged: Option<StagedArgs>,
+        /// `--strict`: keys ldp ignores are errors.
+        strict: bool,
         /// JSON output.
         json: bool,
     },
@@ -353,6 +355,7 @@ impl Settings {
                     ModeArg::Overwrite => ldp_config::WriteMode::Overwrite,
                     ModeArg::Upsert => ldp_config::WriteMode::Upsert,
                 }),
+                strict: args.strict,
                 json: args.json,
             },
             Command::Plan(args) => Task::Plan(args),

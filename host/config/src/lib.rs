@@ -114,6 +114,7 @@ mod schedule;
 pub mod source_options;
 mod spec_hash;
 mod spec_path;
+mod stray_keys;
 mod strftime;
 mod transforms;
 mod validate;
@@ -166,6 +167,7 @@ pub use schedule::{
 pub use spec_hash::{HASH_EXCLUDED_METADATA, canonical_spec, spec_hash};
 pub use spec_path::normalise_spec_path;
 pub use strftime::py_strftime;
+pub use stray_keys::{StrayKey, did_you_mean, stray_keys};
 pub use transforms::{
     GRANT_KEYS, LIMIT_KEYS, PluginGrants, PluginLimits, SourcePluginSpec, TRANSFORM_KEYS,
     TransformCode, TransformSpec, parse_grants, parse_limits, parse_transform, source_plugin,

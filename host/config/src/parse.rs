@@ -223,7 +223,7 @@ fn check_schedule(
     }
 }
 
-const METADATA_KEYS: [&str; 8] = [
+pub(crate) const METADATA_KEYS: [&str; 8] = [
     "transforms",
     "source",
     "target",

@@ -94,6 +94,10 @@ pub struct Plan {
     /// grants (an ldp extension; absent from the JSON when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub plugins: Vec<crate::plan_plugins::PlanPlugin>,
+    /// The keys ldp ignores, each with its JSON path and a "did you mean" (an ldp extension;
+    /// absent from the JSON when there are none). See [`crate::stray_keys`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Plan {
@@ -125,7 +129,17 @@ impl Plan {
             window: None,
             idempotency_key: None,
             plugins: Vec::new(),
+            warnings: Vec::new(),
         }
+    }
+
+    /// The plan under `--strict`: a key ldp ignores is an error, so the plan is invalid.
+    pub fn strict(mut self) -> Plan {
+        if !self.warnings.is_empty() {
+            self.errors.append(&mut self.warnings);
+            self.valid = false;
+        }
+        self
     }
 }
 
@@ -196,6 +210,10 @@ pub fn plan_document(
             .unwrap_or_else(|| Value::from(API_VERSION));
         plan.kind = kind_of(document).ok().map(|kind| kind.as_str().to_owned());
     }
+    plan.warnings = crate::stray_keys(document)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     let mut errors = validation.problems;
     if errors.is_empty() {
         let config_dir = file.and_then(Path::parent);

@@ -9,7 +9,8 @@
 //! one), `window_size`, `window_column` and `timezone` (when a window is declared),
 //! `source_path` (when templated), `window` and `idempotency_key` (with a window); then one
 //! `note: …` line per note. An invalid plan prints `<file>: N problems:` (`1 problem:`) and
-//! `  - <problem>` lines on stderr.
+//! `  - <problem>` lines on stderr. Either way a `warning: …` line per key ldp ignores follows
+//! on stderr.
 
 use crate::canonical::python_json_pretty;
 use crate::plan::Plan;
@@ -20,7 +21,7 @@ use crate::repr::py_str;
 pub struct PlanText {
     /// The plan's lines and notes (empty for an invalid plan).
     pub stdout: String,
-    /// The problems of an invalid plan.
+    /// The problems of an invalid plan, then the warnings.
     pub stderr: String,
 }
 
@@ -46,6 +47,7 @@ impl Plan {
             for error in &self.errors {
                 stderr.push_str(&format!("  - {error}\n"));
             }
+            stderr.push_str(&self.warning_lines());
             return PlanText {
                 stdout: String::new(),
                 stderr,
@@ -117,8 +119,15 @@ impl Plan {
         }
         PlanText {
             stdout,
-            stderr: String::new(),
+            stderr: self.warning_lines(),
         }
+    }
+
+    fn warning_lines(&self) -> String {
+        self.warnings
+            .iter()
+            .map(|warning| format!("warning: {warning}\n"))
+            .collect()
     }
 }
 

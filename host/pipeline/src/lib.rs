@@ -61,4 +61,4 @@ pub use quality::QualityReport;
 pub use report::{RunReport, UpsertCounts, WriteResult};
 pub use run::{EventContext, Pipeline, ProgressFn, ProvidedBatches, RunOptions, SinkFactory};
 pub use staged::{PublishPolicy, Staging};
-pub use target::{TargetTable, open_config};
+pub use target::{TargetTable, open_config, open_config_for_run};

@@ -45,6 +45,32 @@ pub fn open_config(path: &Path) -> Result<Config> {
     }
 }
 
+/// Reads a dataset config file for a run, as [`open_config`] does, and reports each key ldp
+/// ignores ([`ldp_config::stray_keys`]): a warning with a "did you mean", or under `strict`
+/// an error naming them all, before anything is read or written.
+///
+/// # Errors
+///
+/// As [`open_config`]; [`Error::Config`] with every ignored key under `strict`.
+pub fn open_config_for_run(path: &Path, strict: bool) -> Result<Config> {
+    let config = open_config(path)?;
+    let stray: Vec<String> = ldp_config::stray_keys(&config.raw)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if strict && !stray.is_empty() {
+        return Err(ConfigError::Validation {
+            file: Some(path.to_path_buf()),
+            problems: stray,
+        }
+        .into());
+    }
+    for warning in &stray {
+        tracing::warn!("{}: {warning}", path.display());
+    }
+    Ok(config)
+}
+
 /// Where an Iceberg block's table lives: its catalog, namespace, name and folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetTable {

@@ -1,4 +1,4 @@
-//! `ldp plan CONFIG|FOLDER [--window W] [--json]`: validate without running, and say
+//! `ldp plan CONFIG|FOLDER [--window W] [--strict] [--json]`: validate without running, and say
 //! what a run would do.
 
 use std::io::Write;
@@ -15,8 +15,11 @@ use crate::output::table;
 pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
     let now = jiff::Timestamp::now();
     let window = args.window.as_deref();
+    let plan_file = |file: &Path| {
+        plan_file(file, window, now).map(|plan| if args.strict { plan.strict() } else { plan })
+    };
     if !args.config.is_dir() {
-        let plan = plan_file(&args.config, window, now)?;
+        let plan = plan_file(&args.config)?;
         let mut stdout = std::io::stdout().lock();
         if args.json {
             writeln!(stdout, "{}", plan.to_json_text())?;
@@ -33,7 +36,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
     }
     let mut plans = Vec::with_capacity(files.len());
     for file in &files {
-        match plan_file(file, window, now) {
+        match plan_file(file) {
             Ok(plan) => plans.push(plan),
             // Workflow files are planned by `ldp workflow plan`.
             Err(ConfigError::Invalid { message, .. }) if message.contains("is a Workflow") => {
@@ -57,8 +60,12 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<u8> {
         write!(stdout, "{}", folder_table(&plans))?;
         let mut stderr = std::io::stderr().lock();
         for plan in &plans {
+            let file = name(Path::new(label(plan)));
             for error in &plan.errors {
-                writeln!(stderr, "{}: {error}", name(Path::new(label(plan))))?;
+                writeln!(stderr, "{file}: {error}")?;
+            }
+            for warning in &plan.warnings {
+                writeln!(stderr, "{file}: warning: {warning}")?;
             }
         }
     }

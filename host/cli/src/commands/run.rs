@@ -1,5 +1,5 @@
 //! `ldp run CONFIG [--mode M] [--window W] [--idempotency-key K|auto] [--run-id ID]
-//! [--attempt N] [--json]`.
+//! [--attempt N] [--strict] [--json]`.
 
 use std::io::Write;
 use std::path::Path;
@@ -19,10 +19,11 @@ pub fn run(
     config: &Path,
     mode: Option<WriteMode>,
     staged: Option<&StagedArgs>,
+    strict: bool,
     json: bool,
     cancel: &'static AtomicBool,
 ) -> anyhow::Result<u8> {
-    let pipeline = Job::open(ldp_pipeline::open_config(config)?)?;
+    let pipeline = Job::open(ldp_pipeline::open_config_for_run(config, strict)?)?;
     let staging = staged
         .map(|args| staging(pipeline.config(), args))
         .transpose()?;

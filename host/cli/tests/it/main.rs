@@ -30,6 +30,7 @@ mod source_options;
 mod staged;
 mod tables;
 mod transforms;
+mod unknown_keys;
 mod upsert;
 mod windows;
 mod workflows;

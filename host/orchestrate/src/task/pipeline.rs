@@ -12,7 +12,7 @@ use super::{Attempt, TaskRun};
 
 /// Runs one attempt.
 pub(crate) fn run(run: &TaskRun<'_>, config_path: &Path) -> Attempt {
-    let job = match ldp_pipeline::open_config(config_path).and_then(Job::open) {
+    let job = match ldp_pipeline::open_config_for_run(config_path, false).and_then(Job::open) {
         Ok(job) => job,
         Err(error) => return Attempt::of_pipeline_error(&error, false),
     };
