@@ -40,6 +40,7 @@ const TESTING: &[&str] = &[
     "hostile-alloc",
     "hostile-stderr",
     "hostile-trap",
+    "hostile-exit",
     "hostile-schema",
     "http-pages",
 ];
@@ -100,16 +101,21 @@ fn main() {
         wasm_dir.display().to_string()
     )
     .unwrap();
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets it"));
     writeln!(out, "/// The built-in plugins, embedded.").unwrap();
     writeln!(out, "pub static BUILTIN: &[Builtin] = &[").unwrap();
     for name in BUILTIN {
         let file = component_file(&wasm_dir, name);
         let bytes = std::fs::read(&file).expect("the component was just built");
         let sha256 = hex::encode(sha2::Sha256::digest(&bytes));
+        // The bytes embedded are the bytes hashed: a copy of this build's own, since another
+        // checkout sharing the target folder may build the same component again meanwhile.
+        let copy = out_dir.join(format!("{}.wasm", name.replace('-', "_")));
+        std::fs::write(&copy, &bytes).expect("OUT_DIR is writable");
         writeln!(
             out,
             "    Builtin {{ name: {name:?}, sha256: {sha256:?}, bytes: include_bytes!({:?}) }},",
-            file.display().to_string()
+            copy.display().to_string()
         )
         .unwrap();
     }
@@ -119,7 +125,6 @@ fn main() {
     for name in TESTING {
         component_file(&wasm_dir, name);
     }
-    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets it"));
     std::fs::write(out_dir.join("builtin.rs"), out).expect("OUT_DIR is writable");
 }
 

@@ -246,5 +246,38 @@ impl RuntimeError {
     }
 }
 
+/// The most bytes of a plugin's own text (its error message, its last words on stderr) an
+/// error carries, so a plugin cannot flood the host's stderr, logs or run events.
+pub const MAX_PLUGIN_TEXT_BYTES: usize = 4096;
+
+/// `text` cut to [`MAX_PLUGIN_TEXT_BYTES`] at a character boundary, saying how much was cut.
+pub(crate) fn capped(mut text: String) -> String {
+    if text.len() <= MAX_PLUGIN_TEXT_BYTES {
+        return text;
+    }
+    let mut end = MAX_PLUGIN_TEXT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("... ({cut} more bytes)"));
+    text
+}
+
 /// Result of the plugin runtime.
 pub type Result<T, E = RuntimeError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plugin_text_is_capped_at_a_character_boundary() {
+        assert_eq!(capped("short".into()), "short");
+        let long = "é".repeat(MAX_PLUGIN_TEXT_BYTES);
+        let cut = capped(long);
+        assert!(cut.ends_with(&format!("... ({} more bytes)", MAX_PLUGIN_TEXT_BYTES)));
+        assert!(cut.len() < MAX_PLUGIN_TEXT_BYTES + 40);
+    }
+}

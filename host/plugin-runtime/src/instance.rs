@@ -81,7 +81,7 @@ impl<W> Instance<W> {
                         wit::ErrorKind::Limit => ErrorKind::Limit,
                         wit::ErrorKind::Internal => ErrorKind::Internal,
                     },
-                    message: e.message,
+                    message: crate::error::capped(e.message),
                 })
             }
         }
@@ -125,6 +125,19 @@ fn set_deadline(store: &mut Store<HostState>, timeout: Duration) {
     store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
 }
 
+/// The chain of `e`'s messages (`context: cause`) without wasmtime's wasm backtrace.
+fn without_backtrace(e: &wasmtime::Error) -> String {
+    let backtrace = e
+        .downcast_ref::<wasmtime::WasmBacktrace>()
+        .map(ToString::to_string);
+    let parts: Vec<String> = e
+        .chain()
+        .map(ToString::to_string)
+        .filter(|part| Some(part) != backtrace.as_ref())
+        .collect();
+    parts.join(": ")
+}
+
 /// Turns a failed call into the error the user sees: a broken limit, or a trap with the
 /// plugin's last line of stderr (a Rust panic message lands there).
 fn classify(
@@ -161,12 +174,19 @@ fn classify(
             limit,
         };
     }
-    let what = match e.downcast_ref::<Trap>() {
-        Some(trap) => trap.to_string(),
-        None => format!("{e:#}"),
+    // The trap or exit alone: wasmtime's wasm backtrace is for the plugin's author, who gets
+    // it with RUST_LOG=debug, not for the user of the run.
+    tracing::debug!("plugin '{plugin}' failed: {e:?}");
+    // WASI's exit carries only success or failure, so the plugin's own code is not known.
+    let what = if e.downcast_ref::<wasmtime_wasi::I32Exit>().is_some() {
+        "it called exit() instead of returning an error, so it said nothing of why".to_string()
+    } else if let Some(trap) = e.downcast_ref::<Trap>() {
+        trap.to_string()
+    } else {
+        without_backtrace(&e)
     };
     let message = match state.output.last_words() {
-        Some(words) => format!("{what}; on stderr it said: {words}"),
+        Some(words) => format!("{what}; on stderr it said: {}", crate::error::capped(words)),
         None => what,
     };
     RuntimeError::Trap {

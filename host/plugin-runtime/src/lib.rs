@@ -43,7 +43,7 @@ mod transform;
 
 pub use cache::{default_cache_dir, sha256_hex, wasmtime_version};
 pub use check::{CheckContext, CheckResult, CheckStream};
-pub use error::{ErrorKind, Limit, Result, RuntimeError};
+pub use error::{ErrorKind, Limit, MAX_PLUGIN_TEXT_BYTES, Result, RuntimeError};
 pub use host::{DuckdbEngine, DuckdbLimits, DuckdbQuery, HostCallError};
 pub use inspect::{FileFormat, Inspection, file_format};
 pub use limits::{Grants, Limits, Sandbox};

@@ -153,3 +153,43 @@ fn a_panic_is_a_trap_with_the_panic_message() {
         "{message}"
     );
 }
+
+/// Hostile-input finding: a plugin that called `exit()` printed wasmtime's raw wasm backtrace.
+/// It is now the plugin's failure in one line, saying what it did.
+#[test]
+fn an_exit_is_a_crash_in_one_line_without_a_backtrace() {
+    let err = attack("hostile-exit", &Sandbox::default());
+    assert!(matches!(err, RuntimeError::Trap { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "plugin 'hostile-exit' crashed: it called exit() instead of returning an error, so it \
+         said nothing of why"
+    );
+}
+
+/// Hostile-input finding: a plugin's error text was not capped (20 MB reached stderr). It is
+/// cut to `MAX_PLUGIN_TEXT_BYTES`, saying how much was cut.
+#[test]
+fn a_20_mb_error_message_is_cut_to_a_few_kib() {
+    let plugin = testing("hostile-exit");
+    let mut source = plugin
+        .open_source(r#"{"attack": "error-flood"}"#, &Sandbox::default())
+        .unwrap();
+    let err = source.next_batch().unwrap_err();
+    assert!(matches!(err, RuntimeError::Plugin { kind: ErrorKind::Data, .. }), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.len() < ldp_plugin_runtime::MAX_PLUGIN_TEXT_BYTES + 100,
+        "{} bytes",
+        message.len()
+    );
+    assert!(
+        message.ends_with(&format!(
+            "... ({} more bytes)",
+            (20 << 20) - ldp_plugin_runtime::MAX_PLUGIN_TEXT_BYTES
+        )),
+        "{}",
+        &message[message.len() - 80..]
+    );
+    host_still_works();
+}
