@@ -51,8 +51,8 @@ pub enum Command {
     /// retry); with "warn" the run logs the failures and writes. The report is printed after
     /// the summary, and is the "quality" object of --json.
     ///
-    /// Write modes: append adds the rows (a lost commit race is retried on the new head);
-    /// overwrite replaces every row in one snapshot; upsert replaces the rows whose join_cols
+    /// Write modes (a lost commit race is retried on the new head for each): append adds the
+    /// rows; overwrite replaces every row in one snapshot; upsert replaces the rows whose join_cols
     /// match a row of the data and adds the others, in one snapshot, rewriting only the data
     /// files that hold a changed row (a row whose values did not change is not written, and
     /// nothing changed adds no snapshot). On a local catalog, overwrite and upsert hold the

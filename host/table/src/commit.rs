@@ -40,7 +40,7 @@ impl RetryPolicy {
         }
     }
 
-    /// One try, no retry (overwrite, upsert).
+    /// One try, no retry.
     pub fn no_retry() -> RetryPolicy {
         RetryPolicy {
             max_attempts: 1,

@@ -16,9 +16,11 @@
 //! The snapshot's operation is `overwrite` when files were deleted or replaced, `append` when
 //! no row matched. A null is in no window: its row is kept.
 //!
-//! A lost compare-and-swap is not retried (as in the Python tool, which retries only direct
-//! appends): the error is the catalog's retryable
-//! conflict, and nothing is left behind.
+//! A lost compare-and-swap is retried on the new head as appends and upserts are (the Python
+//! tool retries only direct appends, so its overwrite racing an append fails every time): the
+//! files to delete, and a window overwrite's files to rewrite, are worked out again on each
+//! head, so the result is the one of the other commit followed by this overwrite. When the
+//! retries run out the error names the table and says to run again; nothing is left behind.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -43,6 +45,7 @@ pub struct Overwrite {
     schema: Option<iceberg::spec::Schema>,
     window: Option<WindowFilter>,
     writer: WriterOptions,
+    retry: RetryPolicy,
 }
 
 impl Overwrite {
@@ -55,7 +58,14 @@ impl Overwrite {
             schema: None,
             window: None,
             writer: WriterOptions::default(),
+            retry: RetryPolicy::direct_append(),
         }
+    }
+
+    /// How lost races are retried (default [`RetryPolicy::direct_append`]).
+    pub fn retry(mut self, policy: RetryPolicy) -> Overwrite {
+        self.retry = policy;
+        self
     }
 
     /// Adds a summary property to the new snapshot.
@@ -111,7 +121,7 @@ impl Overwrite {
     /// [`Error::EmptyInput`] without rows (unless allowed); for a window overwrite, the
     /// [`WindowFilter`] errors when the table's column does not fit (missing: `... is not a
     /// column of the Iceberg table ns.t ...`); [`Error::Unsupported`] on a table with delete
-    /// files; the catalog's conflict when another writer committed first.
+    /// files; [`Error::RetriesExhausted`] when other writers won every try.
     pub fn commit(self, catalog: &Catalog, table: &mut Table) -> Result<CommitResult> {
         let Overwrite {
             mut files,
@@ -120,6 +130,7 @@ impl Overwrite {
             schema,
             window,
             writer,
+            retry,
         } = self;
         if files.record_count() == 0 && !allow_empty {
             return Err(Error::EmptyInput);
@@ -129,7 +140,7 @@ impl Overwrite {
             catalog,
             table,
             "overwrite",
-            &RetryPolicy::no_retry(),
+            &retry,
             |base| {
                 rewritten = None;
                 let manifests = match base.current_snapshot() {

@@ -1,9 +1,9 @@
-//! Appends that race: the loser of the compare-and-swap rebuilds on the new head and retries.
+//! Writes that race: the loser of the compare-and-swap rebuilds on the new head and retries.
 
 use std::time::Duration;
 
 use ldp_catalog::Mode;
-use ldp_table::{Append, ErrorKind, RetryPolicy, Table};
+use ldp_table::{Append, ErrorKind, Overwrite, RetryPolicy, Table};
 
 use crate::common::{CATALOG, Warehouse, files_under, ids, rides, write};
 
@@ -56,6 +56,36 @@ fn a_stale_append_is_rebuilt_on_the_new_head() {
     // The first attempt's manifest, manifest list and metadata file are gone: 2 data files,
     // 2 manifests, 2 manifest lists, 3 metadata files.
     assert_eq!(files_under(&w.location("rides")).len(), 9);
+}
+
+/// Hostile-input finding: an overwrite racing appends failed every time with the catalog's raw
+/// conflict, naming neither the table nor what to do. It is now rebuilt on the new head: the
+/// result is the append followed by the overwrite.
+#[test]
+fn an_overwrite_that_lost_to_an_append_replaces_its_rows_too() {
+    let w = Warehouse::new();
+    let mut first = w.create("rides");
+    Append::new(write(&first, &[rides(0, 10)]))
+        .commit(&w.catalog, &mut first)
+        .unwrap();
+    let mut stale = Table::load(&w.catalog, CATALOG, "rides").unwrap();
+    let appended = Append::new(write(&first, &[rides(10, 10)]))
+        .commit(&w.catalog, &mut first)
+        .unwrap();
+    let replaced = Overwrite::new(write(&stale, &[rides(100, 5)]))
+        .retry(quick_retries())
+        .commit(&w.catalog, &mut stale)
+        .unwrap();
+    assert_eq!(replaced.attempts, 2);
+    assert_eq!((replaced.rows_before, replaced.rows_after), (20, 5));
+    let table = Table::load(&w.catalog, CATALOG, "rides").unwrap();
+    let snapshots = table.snapshots();
+    assert_eq!(snapshots.len(), 3);
+    assert_eq!(snapshots[2].parent_snapshot_id, Some(appended.snapshot_id));
+    assert_eq!(
+        ids(&table.read_all(None).unwrap()),
+        (100..105).collect::<Vec<_>>()
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use arrow_array::{RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use ldp_catalog::Mode;
-use ldp_table::{Append, DataWriter, ErrorKind, Overwrite, Table, WriterOptions};
+use ldp_table::{Append, DataWriter, ErrorKind, Overwrite, RetryPolicy, Table, WriterOptions};
 use std::sync::Arc;
 
 use crate::common::{CATALOG, Warehouse, files_under, rides, write};
@@ -98,7 +98,7 @@ fn a_writer_that_fails_midway_is_aborted_or_dropped_without_leftovers() {
 }
 
 #[test]
-fn an_overwrite_that_loses_the_race_is_not_retried_and_cleans_up() {
+fn an_overwrite_without_retries_that_loses_the_race_cleans_up() {
     let w = Warehouse::new();
     let mut winner = seeded(&w);
     let mut loser = Table::load(&w.catalog, CATALOG, "rides").unwrap();
@@ -109,6 +109,7 @@ fn an_overwrite_that_loses_the_race_is_not_retried_and_cleans_up() {
     let before = files_under(&w.location("rides"));
 
     let error = Overwrite::new(write(&loser, &[rides(500, 10)]))
+        .retry(RetryPolicy::no_retry())
         .commit(&w.catalog, &mut loser)
         .unwrap_err();
     assert_eq!(error.kind(), ErrorKind::CommitConflict, "{error}");
