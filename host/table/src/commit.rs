@@ -12,6 +12,7 @@ use iceberg::spec::Operation;
 use ldp_catalog::Catalog;
 use uuid::Uuid;
 
+use crate::deferred::Registered;
 use crate::error::{Error, Result};
 use crate::snapshot::Staged;
 use crate::table::Table;
@@ -130,14 +131,29 @@ pub(crate) fn commit_unless_unchanged(
         let Some(staged) = stage(table)? else {
             return Ok(None);
         };
+        let registered = if table.is_pending() {
+            crate::deferred::register_for_commit(catalog, table, &staged)?
+        } else {
+            Registered::AsPlanned
+        };
+        let outcome = match registered {
+            Registered::WithSnapshot => Ok(None),
+            Registered::AsPlanned => crate::catalog_commit::commit(
+                catalog,
+                table,
+                &staged.metadata_location,
+                &staged.metadata,
+                &staged.commit,
+            ),
+            Registered::Moved => {
+                // Not a lost race of ours: stage again on the table as the catalog has it.
+                drop(staged);
+                attempts -= 1;
+                continue;
+            }
+        };
         let snapshot_id = staged.snapshot_id;
-        match crate::catalog_commit::commit(
-            catalog,
-            table,
-            &staged.metadata_location,
-            &staged.metadata,
-            &staged.commit,
-        ) {
+        match outcome {
             Ok(adopted) => {
                 let (prepared, metadata, commit) = staged.keep();
                 let (metadata_location, metadata) = adopted.unwrap_or((prepared, metadata));

@@ -220,8 +220,27 @@ pub(crate) fn register_new(
     metadata: TableMetadata,
     create_namespace: bool,
 ) -> Result<Table> {
-    let identifier = qualified(namespace, name);
     let metadata_location = next_metadata_file(metadata.location(), None);
+    register_new_at(
+        catalog,
+        namespace,
+        name,
+        metadata_location,
+        metadata,
+        create_namespace,
+    )
+}
+
+/// [`register_new`] with the first metadata file at `metadata_location`.
+pub(crate) fn register_new_at(
+    catalog: &Catalog,
+    namespace: &str,
+    name: &str,
+    metadata_location: String,
+    metadata: TableMetadata,
+    create_namespace: bool,
+) -> Result<Table> {
+    let identifier = qualified(namespace, name);
     let mut written = FileGuard::new(&identifier);
     written.push(metadata_location.clone());
     write_metadata(&identifier, &metadata, &metadata_location)?;

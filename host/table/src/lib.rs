@@ -57,6 +57,7 @@ mod apply;
 mod catalog_commit;
 mod commit;
 mod create;
+mod deferred;
 mod error;
 pub mod evolve;
 pub mod expire;

@@ -1,15 +1,11 @@
 //! A loaded table: its catalog name, its current metadata file and the metadata in it; loading
 //! and creating tables.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use arrow_schema::{Schema as ArrowSchema, SchemaRef};
 use iceberg::io::FileIO;
-use iceberg::spec::{
-    FormatVersion, SchemaRef as IcebergSchemaRef, SnapshotRef, SortOrder, TableMetadata,
-    TableMetadataBuilder,
-};
+use iceberg::spec::{SchemaRef as IcebergSchemaRef, SnapshotRef, TableMetadata};
 use ldp_catalog::{Catalog, ErrorKind as CatalogErrorKind, qualified};
 
 use crate::create::register_new;
@@ -17,8 +13,8 @@ use crate::error::{Error, Result};
 use crate::files::{block_on, write_new};
 use crate::io::file_io_for;
 use crate::location::file_uri;
-use crate::partition::{PartitionColumn, unbound_spec};
-use crate::schema::{arrow_schema, iceberg_schema};
+use crate::partition::PartitionColumn;
+use crate::schema::arrow_schema;
 use crate::table_commit::TableCommit;
 
 /// The summary key of a snapshot's row count.
@@ -40,6 +36,8 @@ pub struct Table {
     branch: Option<String>,
     /// The commit this handle made to reach its current version, if it made one.
     last_commit: Option<TableCommit>,
+    /// Not in the catalog yet: the first commit creates it ([`Table::plan_at_location`]).
+    pub(crate) pending: bool,
 }
 
 /// A branch or a tag of a table.
@@ -95,6 +93,7 @@ impl Table {
             file_io,
             branch: None,
             last_commit: None,
+            pending: false,
         })
     }
 
@@ -189,34 +188,16 @@ impl Table {
         location_uri: &str,
         properties: &[(&str, &str)],
     ) -> Result<Table> {
-        let identifier = qualified(namespace, name);
-        let location_uri = location_uri.to_string();
-        if catalog.table_exists(namespace, name)? {
-            return Err(ldp_catalog::Error::TableExists {
-                file: catalog.file().to_path_buf(),
-                table: identifier,
-            }
-            .into());
-        }
-        let iceberg_schema = iceberg_schema(&identifier, schema)?;
-        let spec = unbound_spec(&identifier, &iceberg_schema, partition)?;
-        let metadata = TableMetadataBuilder::new(
-            iceberg_schema,
-            spec,
-            SortOrder::unsorted_order(),
-            location_uri.clone(),
-            FormatVersion::V2,
-            properties
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect::<HashMap<_, _>>(),
-        )
-        .and_then(TableMetadataBuilder::build)
-        .map_err(|source| {
-            Error::iceberg(&identifier, "cannot build the new table's metadata", source)
-        })?
-        .metadata;
-        register_new(catalog, namespace, name, metadata, true)
+        let planned = Table::plan_at_location(
+            catalog,
+            namespace,
+            name,
+            schema,
+            partition,
+            location_uri,
+            properties,
+        )?;
+        register_new(catalog, namespace, name, planned.metadata, true)
     }
 
     /// Loads the table, creating it as [`Table::create`] does when it does not exist (another
@@ -240,7 +221,11 @@ impl Table {
     }
 
     /// Reloads the table from the catalog; returns whether its metadata file changed.
+    /// A table not in the catalog yet ([`Table::is_pending`]) stays as it is.
     pub fn refresh(&mut self, catalog: &Catalog) -> Result<bool> {
+        if self.pending {
+            return Ok(false);
+        }
         let mut fresh = Table::load(catalog, &self.namespace, &self.name)?;
         let changed = fresh.metadata_location != self.metadata_location;
         fresh.branch = self.branch.take();
@@ -399,6 +384,7 @@ impl Table {
             metadata,
             branch: None,
             last_commit: None,
+            pending: false,
         }
     }
 

@@ -16,6 +16,7 @@ mod formats;
 mod hostile_files;
 mod hostile_names;
 mod interop;
+mod killed_runs;
 mod languages;
 mod mcp;
 mod network;
@@ -59,6 +60,20 @@ fn rides_workdir(config: &str) -> tempfile::TempDir {
     std::fs::copy(rides(), dir.path().join("data/rides.csv")).unwrap();
     std::fs::write(dir.path().join("rides.json"), config).unwrap();
     dir
+}
+
+/// Every file under `dir`, recursively (none when it does not exist).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }
 
 fn rides() -> PathBuf {

@@ -11,7 +11,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use super::backfill::{in_dir, workdir};
-use super::stderr;
+use super::{files_under, stderr};
 
 const SETUP: &str = "run scripts/test, or: .venv/bin/pip install 'mcp==1.22.0'";
 
@@ -161,26 +161,13 @@ fn an_agent_lists_describes_joins_and_reads_history_and_everything_is_audited() 
     assert_eq!(records[6]["truncated"], true);
     // And the `_ldp.audit` table got them when the server stopped: one append of the batch.
     let data = dir.path().join("warehouse/_ldp/audit/data");
-    let files = walk(&data);
+    let files = files_under(&data);
     assert!(
         files
             .iter()
             .any(|f| f.extension().is_some_and(|e| e == "parquet")),
         "{files:?}"
     );
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

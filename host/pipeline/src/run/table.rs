@@ -65,8 +65,12 @@ impl Pipeline {
         Ok(evolution)
     }
 
-    /// Creates the target table from the first batch's schema; another writer creating it first
-    /// is fine. Returns the table and whether this run created it.
+    /// Plans the target table from the first batch's schema: on a SQL catalog it is created by
+    /// the run's commit, with its first snapshot ([`Table::plan_at_location`]), so a run that
+    /// fails or is killed leaves no empty table; a REST or Glue catalog's table is created now
+    /// (and dropped again by [`Pipeline::drop_created`] when the run fails). A table that exists
+    /// (another writer created it first) is loaded. Returns the table and whether this run
+    /// creates it.
     pub(crate) fn create_table(
         &self,
         catalog: &Catalog,
@@ -74,30 +78,34 @@ impl Pipeline {
     ) -> Result<(Table, bool)> {
         let t = &self.target;
         let partition = partition_columns(&self.config);
-        let created = match &t.object_location {
-            Some(location) => Table::create_at_location(
-                catalog,
-                &t.namespace,
-                &t.name,
-                schema,
-                &partition,
-                location,
-                &[],
-            ),
-            None => Table::create_partitioned(
-                catalog,
-                &t.namespace,
-                &t.name,
-                schema,
-                &partition,
-                &t.location,
-            ),
+        let location = match &t.object_location {
+            Some(location) => location.clone(),
+            None => ldp_table::location::file_uri(&t.location),
         };
-        match created {
-            Ok(table) => {
-                tracing::info!(table = %t.identifier(), "created the table");
-                Ok((table, true))
-            }
+        let new = if catalog.is_remote() {
+            // A REST or Glue catalog places and writes the table itself: it is created now.
+            Table::create_at_location(
+                catalog,
+                &t.namespace,
+                &t.name,
+                schema,
+                &partition,
+                &location,
+                &[],
+            )
+        } else {
+            Table::plan_at_location(
+                catalog,
+                &t.namespace,
+                &t.name,
+                schema,
+                &partition,
+                &location,
+                &[],
+            )
+        };
+        match new {
+            Ok(table) => Ok((table, true)),
             Err(e) if e.kind() == ldp_table::ErrorKind::AlreadyExists => {
                 Ok((Table::load(catalog, &t.namespace, &t.name)?, false))
             }
@@ -105,10 +113,17 @@ impl Pipeline {
         }
     }
 
-    /// Drops a table this run created, unless another writer committed to it meanwhile.
+    /// After a failed run that planned the table: removes the folders its data files were
+    /// written to (empty now: the files were deleted), and drops the table if its commit
+    /// registered it without a snapshot, unless another writer committed to it meanwhile.
     pub(super) fn drop_created(&self, catalog: &Catalog) {
         let t = &self.target;
         let Ok(table) = Table::load(catalog, &t.namespace, &t.name) else {
+            if t.object_location.is_none() {
+                for dir in ["data", "metadata", ""] {
+                    let _ = std::fs::remove_dir(t.location.join(dir));
+                }
+            }
             return;
         };
         if table.current_snapshot_id().is_some() {

@@ -11,7 +11,7 @@ use ldp_test_servers::rustberg::{Rustberg, free_port};
 use ldp_test_servers::watchdog::Watched;
 use serde_json::{Value, json};
 
-use crate::{rides, stderr, stdout};
+use crate::{files_under, rides, stderr, stdout};
 
 /// The variable the PostgreSQL catalogs' `password_env` names.
 pub(crate) const PASSWORD_ENV: &str = "LDP_TEST_CATALOG_PASSWORD";
@@ -200,7 +200,7 @@ impl Lake {
                     .count();
             }
         };
-        walk(&folder)
+        files_under(&folder)
             .into_iter()
             .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
             .count()
@@ -386,15 +386,3 @@ fn find_data_folder(dir: &Path, table: &str) -> Option<PathBuf> {
     None
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
-}
