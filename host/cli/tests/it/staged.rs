@@ -1,7 +1,7 @@
 //! Exactly once: the staged publish of `ldp run --window`/`--idempotency-key`, seen
 //! from the command line: a second run of a window reads nothing and adds nothing, two runs at
-//! once publish once, a newer attempt fences an older one, and a window the Python tool
-//! published is skipped.
+//! once publish once, a newer attempt fences an older one, a re-run removes a killed run's
+//! branch, and a window the Python tool published is skipped.
 
 use std::path::Path;
 use std::process::Command;
@@ -245,6 +245,56 @@ t.append(rows, branch="{branch}", snapshot_properties={{"ldp.idempotency-key": "
         "{err}"
     );
     assert_eq!(snapshot_count(dir.path()), before, "nothing published");
+}
+
+/// Hostile-input finding: a `--window` run killed after staging left its branch, and a manual
+/// re-run of the window (a new run id) published but never removed it. Once the key is on
+/// main, every staging branch carrying it is removed.
+#[test]
+fn a_rerun_removes_the_branch_a_killed_run_left() {
+    let dir = rides_workdir(CONFIG);
+    let (code, _, err) = run_json(dir.path(), &["--idempotency-key", "warmup"]);
+    assert_eq!(code, 0, "{err}");
+    // The killed runs: pyiceberg stages on a branch and stops there, once for this window and
+    // once for another key, which the re-run must leave alone.
+    let warehouse = dir.path().join("warehouse");
+    let killed = "ldp_r0123456789abcdef0123456789abcdef_a1_0";
+    let other = "ldp_rfedcba9876543210fedcba9876543210_a1_0";
+    for (branch, key) in [(killed, KEY), (other, "another-window")] {
+        let script = format!(
+            r#"
+import sys
+from pyiceberg.catalog.sql import SqlCatalog
+w = sys.argv[1]
+c = SqlCatalog("nyc", uri=f"sqlite:///{{w}}/nyc_catalog.db", warehouse=f"file://{{w}}")
+t = c.load_table(("nyc", "rides"))
+rows = t.scan().to_arrow().slice(0, 1)
+t.append(rows, branch="{branch}", snapshot_properties={{"ldp.idempotency-key": "{key}", "ldp.run-id": "killed", "ldp.attempt": "1"}})
+"#
+        );
+        let out = Command::new(python())
+            .args(["-c", &script, warehouse.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(commits(dir.path())["branches"].as_array().unwrap().len(), 2);
+
+    let (code, rerun, err) = run_json(dir.path(), &["--window", WINDOW]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(rerun["status"], "published");
+    let log = commits(dir.path());
+    let left: Vec<&str> = log["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["branch"].as_str())
+        .collect();
+    assert_eq!(left, [other], "{log}");
 }
 
 /// A warehouse where the Python tool published the window: `ldp run` of the same config and

@@ -16,6 +16,7 @@
 mod horizon;
 mod names;
 mod publish;
+mod stale;
 mod write;
 
 pub(crate) use horizon::warn_if_the_key_may_have_expired;

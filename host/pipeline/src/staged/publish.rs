@@ -15,6 +15,8 @@
 //! 6. Publish: one compare-and-swap moves `main` to the staged snapshot and removes the branch,
 //!    asserting `main`, the branch, the schema and the absence of the fence tag; a lost race
 //!    waits and goes back to 4, re-staging on the new head.
+//! 7. Once the key is on `main`, the other staging branches carrying it are removed
+//!    ([`super::stale`]).
 
 use std::time::Instant;
 
@@ -27,6 +29,7 @@ use ldp_table::{
 };
 
 use super::names::{attempt_prefix, branch_name, fence_tag, parse_branch, run_hex};
+use super::stale::drop_branches_of_published_key;
 use super::{INIT_PROPERTY, PublishPolicy, Staging};
 use crate::error::{Error, Result};
 use crate::report::{UpsertCounts, WriteResult};
@@ -157,12 +160,16 @@ pub(crate) fn publish(
                     && p.staged == found.snapshot_id
                 {
                     // Our own publish landed although its answer was lost.
-                    return Ok(published(table, staging, mode, p, cycles));
+                    let result = published(table, staging, mode, p, cycles);
+                    drop_branches_of_published_key(catalog, table, &staging.key);
+                    return Ok(result);
                 }
                 if let Some(p) = pending.take() {
                     abandon(catalog, table, &p.branch);
                 }
-                return Ok(duplicate(table, staging, mode, found.snapshot_id, cycles));
+                let result = duplicate(table, staging, mode, found.snapshot_id, cycles);
+                drop_branches_of_published_key(catalog, table, &staging.key);
+                return Ok(result);
             }
             SearchOutcome::Exhausted { reason } => {
                 if let Some(p) = pending.take() {
@@ -239,7 +246,9 @@ pub(crate) fn publish(
                     table.identifier(),
                     current.staged
                 );
-                return Ok(published(table, staging, mode, &current, cycles));
+                let result = published(table, staging, mode, &current, cycles);
+                drop_branches_of_published_key(catalog, table, &staging.key);
+                return Ok(result);
             }
             Err(e) if e.is_retryable() => {
                 tracing::info!(
