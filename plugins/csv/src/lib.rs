@@ -56,6 +56,9 @@ impl Source for Csv {
     }
 }
 
+// Exported from the component only: a native build (the rlib of the fuzz targets, and the cdylib
+// cargo builds beside it) has no component world, and its linker refuses the export names.
+#[cfg(target_arch = "wasm32")]
 ldp_plugin_sdk::export_source!(Csv);
 
 #[cfg(test)]

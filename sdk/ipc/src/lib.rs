@@ -208,7 +208,12 @@ impl Decoder {
         // The stream decoder only finishes a body-less Schema message when the next bytes
         // arrive, so the schema is read here on its own; the decoder completes it with the
         // first batch.
-        let schema = Arc::new(try_schema_from_ipc_buffer(&schema_msg).map_err(|e| {
+        //
+        // arrow-ipc 58 panics on some types it cannot read (a type NONE, an Int of 12 bits):
+        // from an untrusted party that is an error like any other.
+        let read = std::panic::catch_unwind(|| try_schema_from_ipc_buffer(&schema_msg))
+            .unwrap_or_else(|_| Err(ArrowError::IpcError("a type arrow-ipc cannot read".into())));
+        let schema = Arc::new(read.map_err(|e| {
             ArrowError::IpcError(format!(
                 "the stream does not start with a Schema message: {e}"
             ))
@@ -244,6 +249,7 @@ impl Decoder {
         let mut buffer = Buffer::from_vec(batch_msg);
         match &mut self.inner {
             Inner::Validated(inner) => {
+                check_buffers(&buffer)?;
                 let batch = inner.decode(&mut buffer)?.ok_or_else(|| {
                     ArrowError::IpcError("the message holds no complete RecordBatch".into())
                 })?;
@@ -281,6 +287,49 @@ impl Decoder {
 /// The block (metadata and body lengths) and header type of the encapsulated message at the
 /// start of `buffer`.
 fn next_message(buffer: &[u8]) -> Result<(Block, MessageHeader), ArrowError> {
+    let (block, message) = read_message(buffer)?;
+    Ok((block, message.header_type()))
+}
+
+/// Refuses a RecordBatch or DictionaryBatch message with a buffer outside its body: arrow-ipc
+/// 58 slices the body at each buffer's offset and length unchecked, and panics. Messages whose
+/// framing cannot be read are left to arrow's decoder, which reports them.
+fn check_buffers(mut bytes: &[u8]) -> Result<(), ArrowError> {
+    while let Ok((block, message)) = read_message(bytes) {
+        let body = message.bodyLength();
+        let buffers = match message.header_type() {
+            MessageHeader::RecordBatch => {
+                message.header_as_record_batch().and_then(|b| b.buffers())
+            }
+            MessageHeader::DictionaryBatch => message
+                .header_as_dictionary_batch()
+                .and_then(|d| d.data())
+                .and_then(|b| b.buffers()),
+            _ => None,
+        };
+        for (i, buffer) in buffers.iter().flatten().enumerate() {
+            let (offset, length) = (buffer.offset(), buffer.length());
+            let end = offset.checked_add(length);
+            if offset < 0 || length < 0 || end.is_none_or(|end| end > body) {
+                return Err(ArrowError::IpcError(format!(
+                    "buffer {i} ({length} bytes at offset {offset}) is outside the message body of {body} bytes"
+                )));
+            }
+        }
+        let Some(next) = usize::try_from(body)
+            .ok()
+            .and_then(|body| (block.metaDataLength() as usize).checked_add(body))
+            .and_then(|end| bytes.get(end..))
+        else {
+            break;
+        };
+        bytes = next;
+    }
+    Ok(())
+}
+
+/// The block of the encapsulated message at the start of `buffer`, and the message.
+fn read_message(buffer: &[u8]) -> Result<(Block, arrow_ipc::Message<'_>), ArrowError> {
     let short = || ArrowError::IpcError("truncated IPC message".into());
     let word = |at: usize| -> Result<u32, ArrowError> {
         let bytes = buffer.get(at..at + 4).ok_or_else(short)?;
@@ -295,7 +344,7 @@ fn next_message(buffer: &[u8]) -> Result<(Block, MessageHeader), ArrowError> {
     let message = root_as_message(meta)
         .map_err(|e| ArrowError::IpcError(format!("not an IPC message: {e}")))?;
     let block = Block::new(0, (prefix + len) as i32, message.bodyLength());
-    Ok((block, message.header_type()))
+    Ok((block, message))
 }
 
 /// Decodes a lone Schema message (for a stream's output schema announced before any batch).
@@ -409,5 +458,59 @@ mod tests {
         let msg = enc.encode(&batch).unwrap();
         assert!(Decoder::new(msg, Validation::Full).is_err());
         assert!(decode_schema(vec![1, 2, 3]).is_err());
+    }
+
+    /// Pins a fuzz finding (fuzz target `ipc`): a Schema message with a field of type NONE
+    /// made arrow-ipc panic (`Type NONE not supported`) in `Decoder::new`, which the host calls
+    /// on a plugin's schema; it is an error.
+    #[test]
+    fn a_schema_arrow_cannot_read_is_an_error() {
+        let hex = concat!(
+            "ffffffffb8000000100000000c00180014001600100008000c00000000000000",
+            "0000000000000000100000000400010008000800000004000800000004000000",
+            "010000001800000012001800040014001500080000000c001000000014000000",
+            "1400000020",
+        );
+        let mut msg: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        msg.resize(192, 0);
+        let e = Decoder::new(msg, Validation::Full)
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            e,
+            "Ipc error: the stream does not start with a Schema message: \
+             Ipc error: a type arrow-ipc cannot read"
+        );
+    }
+
+    /// Pins a fuzz finding (fuzz target `ipc`): a batch message with a buffer past the end of
+    /// its body made arrow-ipc's decoder panic on an out-of-bounds slice; it is an error.
+    #[test]
+    fn a_buffer_outside_the_body_is_an_error() {
+        use arrow_array::Int64Array;
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef],
+        )
+        .unwrap();
+        let (mut enc, schema_msg) = Encoder::new(&schema).unwrap();
+        let mut msg = enc.encode(&batch).unwrap();
+        // The values buffer in the metadata: offset 0, 16 bytes; moved to offset 64, the end of
+        // the (padded) body.
+        let mut values = [0u8; 16];
+        values[8..].copy_from_slice(&16i64.to_le_bytes());
+        let at = msg.windows(16).position(|w| w == values).unwrap();
+        msg[at..at + 8].copy_from_slice(&64i64.to_le_bytes());
+        let mut decoder = Decoder::new(schema_msg, Validation::Full).unwrap();
+        let e = decoder.decode(msg).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "Ipc error: buffer 1 (16 bytes at offset 64) is outside the message body of 64 bytes"
+        );
     }
 }
