@@ -293,8 +293,8 @@ fn racing_processes_lose_nothing(kind: Kind) {
         "2026-08-01/2026-08-02",
         "--json",
     ];
-    let statuses: Vec<String> = lake
-        .race(4, &window)
+    let outs = lake.race(4, &window);
+    let statuses: Vec<String> = outs
         .iter()
         .map(|out| {
             let report: Value = serde_json::from_slice(&out.stdout)
@@ -303,7 +303,8 @@ fn racing_processes_lose_nothing(kind: Kind) {
         })
         .collect();
     let published = statuses.iter().filter(|s| *s == "published").count();
-    assert_eq!(published, 1, "{statuses:?}");
+    let logs: Vec<String> = outs.iter().map(stderr).collect();
+    assert_eq!(published, 1, "{statuses:?}\n{}", logs.join("\n----\n"));
     assert_eq!(lake.count(&staged, "staged", &[]), 20);
 }
 
