@@ -166,8 +166,8 @@ pub use schedule::{
 };
 pub use spec_hash::{HASH_EXCLUDED_METADATA, canonical_spec, spec_hash};
 pub use spec_path::normalise_spec_path;
-pub use strftime::py_strftime;
 pub use stray_keys::{StrayKey, did_you_mean, stray_keys};
+pub use strftime::py_strftime;
 pub use transforms::{
     GRANT_KEYS, LIMIT_KEYS, PluginGrants, PluginLimits, SourcePluginSpec, TRANSFORM_KEYS,
     TransformCode, TransformSpec, parse_grants, parse_limits, parse_transform, source_plugin,

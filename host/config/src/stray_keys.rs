@@ -39,7 +39,11 @@ impl fmt::Display for StrayKey {
         )?;
         match self.suggestion {
             Some(known) => write!(f, "; did you mean '{known}'?"),
-            None => write!(f, "; remove it, or see 'ldp schema' for the keys of {}", self.at),
+            None => write!(
+                f,
+                "; remove it, or see 'ldp schema' for the keys of {}",
+                self.at
+            ),
         }
     }
 }
@@ -50,7 +54,10 @@ pub fn stray_keys(document: &Value) -> Vec<StrayKey> {
     let Some(metadata) = document.get("metadata").and_then(Value::as_object) else {
         return found;
     };
-    let known: Vec<&'static str> = METADATA_KEYS.into_iter().chain(GOLD_METADATA_KEYS).collect();
+    let known: Vec<&'static str> = METADATA_KEYS
+        .into_iter()
+        .chain(GOLD_METADATA_KEYS)
+        .collect();
     collect(&mut found, "metadata", metadata, &known);
     for section in [Section::Source, Section::Target] {
         if let Some(block) = metadata.get(section.as_str()).and_then(Value::as_object) {
@@ -82,7 +89,10 @@ pub fn stray_keys(document: &Value) -> Vec<StrayKey> {
 fn block_keys(section: Section, block: &Map<String, Value>) -> Vec<&'static str> {
     // `path` is known on every block: an Iceberg block's path is a legacy key, ignored by design.
     let mut keys = vec!["name", "format", "path", "engine"];
-    let format = block.get("format").and_then(Value::as_str).and_then(Format::parse);
+    let format = block
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(Format::parse);
     match (section, format) {
         (_, Some(Format::Iceberg)) => {
             keys.push("catalog");
@@ -154,8 +164,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in rows.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        rows[0][j] = j;
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -178,7 +188,10 @@ mod tests {
     use serde_json::json;
 
     fn lines(document: Value) -> Vec<String> {
-        stray_keys(&document).iter().map(ToString::to_string).collect()
+        stray_keys(&document)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     /// Hostile-input finding: misspelled keys inside source, target and metadata were ignored
@@ -234,7 +247,9 @@ mod tests {
         }
         // A key of another format's plugin is not this block's.
         assert_eq!(
-            stray_keys(&json!({"metadata": {"source": {"format": "PARQUET", "delimiter": ";"}}}))[0].key,
+            stray_keys(&json!({"metadata": {"source": {"format": "PARQUET", "delimiter": ";"}}}))
+                [0]
+            .key,
             "delimiter"
         );
     }

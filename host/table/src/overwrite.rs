@@ -136,56 +136,50 @@ impl Overwrite {
             return Err(Error::EmptyInput);
         }
         let mut rewritten: Option<DataFiles> = None;
-        let mut result = commit_with_retries(
-            catalog,
-            table,
-            "overwrite",
-            &retry,
-            |base| {
-                rewritten = None;
-                let manifests = match base.current_snapshot() {
-                    Some(snapshot) => base.manifest_list(snapshot)?,
-                    None => Vec::new(),
+        let mut result = commit_with_retries(catalog, table, "overwrite", &retry, |base| {
+            rewritten = None;
+            let manifests = match base.current_snapshot() {
+                Some(snapshot) => base.manifest_list(snapshot)?,
+                None => Vec::new(),
+            };
+            if base.total_records() == 0 {
+                let plan = SnapshotPlan {
+                    operation: Operation::Append,
+                    added: files.files(),
+                    deleted: Vec::new(),
+                    existing: Vec::new(),
+                    kept: manifests,
+                    properties: &properties,
+                    schema: schema.as_ref(),
                 };
-                if base.total_records() == 0 {
-                    let plan = SnapshotPlan {
-                        operation: Operation::Append,
-                        added: files.files(),
-                        deleted: Vec::new(),
-                        existing: Vec::new(),
-                        kept: manifests,
-                        properties: &properties,
-                        schema: schema.as_ref(),
-                    };
-                    return produce(base, plan);
-                }
-                if !base
-                    .live_entries(&manifests, ManifestContentType::Deletes)?
-                    .is_empty()
-                {
-                    return Err(Error::unsupported(
-                        base.identifier(),
-                        "the table has row-level delete files; ldp cannot overwrite such a table yet",
-                    ));
-                }
-                let Some(window) = &window else {
-                    let plan = SnapshotPlan {
-                        operation: Operation::Overwrite,
-                        added: files.files(),
-                        deleted: base.live_entries(&manifests, ManifestContentType::Data)?,
-                        existing: Vec::new(),
-                        kept: Vec::new(),
-                        properties: &properties,
-                        schema: schema.as_ref(),
-                    };
-                    return produce(base, plan);
+                return produce(base, plan);
+            }
+            if !base
+                .live_entries(&manifests, ManifestContentType::Deletes)?
+                .is_empty()
+            {
+                return Err(Error::unsupported(
+                    base.identifier(),
+                    "the table has row-level delete files; ldp cannot overwrite such a table yet",
+                ));
+            }
+            let Some(window) = &window else {
+                let plan = SnapshotPlan {
+                    operation: Operation::Overwrite,
+                    added: files.files(),
+                    deleted: base.live_entries(&manifests, ManifestContentType::Data)?,
+                    existing: Vec::new(),
+                    kept: Vec::new(),
+                    properties: &properties,
+                    schema: schema.as_ref(),
                 };
-                let work = WindowWork::new(base, window, schema.as_ref(), &writer)?;
-                let (staged, again) = work.stage(base, manifests, files.files(), &properties)?;
-                rewritten = again;
-                Ok(staged)
-            },
-        )?;
+                return produce(base, plan);
+            };
+            let work = WindowWork::new(base, window, schema.as_ref(), &writer)?;
+            let (staged, again) = work.stage(base, manifests, files.files(), &properties)?;
+            rewritten = again;
+            Ok(staged)
+        })?;
         files.keep();
         if let Some(mut again) = rewritten {
             again.keep();

@@ -63,7 +63,10 @@ fn run_warns_and_writes_and_strict_stops_before_anything_is_created() {
     let text = stderr(&out);
     assert!(text.contains("rides.json"), "{text}");
     assert!(text.contains(WRITEMODE) && text.contains(QUALTY), "{text}");
-    assert!(!dir.path().join("warehouse").exists(), "a strict run created the warehouse");
+    assert!(
+        !dir.path().join("warehouse").exists(),
+        "a strict run created the warehouse"
+    );
 
     // Without --strict the run goes ahead as the Python tool's would, and says what it ignored.
     let out = ldp(&["run", config]);

@@ -176,7 +176,16 @@ fn a_20_mb_error_message_is_cut_to_a_few_kib() {
         .open_source(r#"{"attack": "error-flood"}"#, &Sandbox::default())
         .unwrap();
     let err = source.next_batch().unwrap_err();
-    assert!(matches!(err, RuntimeError::Plugin { kind: ErrorKind::Data, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            RuntimeError::Plugin {
+                kind: ErrorKind::Data,
+                ..
+            }
+        ),
+        "{err}"
+    );
     let message = err.to_string();
     assert!(
         message.len() < ldp_plugin_runtime::MAX_PLUGIN_TEXT_BYTES + 100,

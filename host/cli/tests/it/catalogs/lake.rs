@@ -385,4 +385,3 @@ fn find_data_folder(dir: &Path, table: &str) -> Option<PathBuf> {
     }
     None
 }
-
