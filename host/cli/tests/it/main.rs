@@ -30,6 +30,7 @@ mod schedule;
 mod source_options;
 mod staged;
 mod tables;
+mod torture;
 mod transforms;
 mod unknown_keys;
 mod upsert;
