@@ -144,6 +144,11 @@ pub enum Command {
     /// table; --as-of TIME reads every table as it was at TIME (a table that had no snapshot
     /// then is left out, with a warning). Only queries run: DDL, DML and SET are refused.
     ///
+    /// --cluster df://HOST:PORT runs the query on a Ballista cluster (ldp cluster): the tables
+    /// are resolved here as for a local query, and the scheduler gets a plan that names each
+    /// snapshot's data files, which every executor must be able to read at the same path
+    /// (docs/scale-out.md). The output is the same.
+    ///
     /// Example: ldp query examples/rides.json "SELECT city, count(*) FROM rides GROUP BY city"
     Query(QueryArgs),
     /// List the source -> target routes and whether this build runs them.
@@ -235,6 +240,84 @@ pub enum Command {
     /// REST catalog (docs/catalogs.md).
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Run a DataFusion Ballista cluster for ldp query --cluster: a scheduler and executors
+    /// (docs/scale-out.md).
+    #[command(subcommand)]
+    Cluster(ClusterCommand),
+}
+
+/// `ldp cluster`.
+#[derive(Debug, Subcommand)]
+pub enum ClusterCommand {
+    /// Run a Ballista scheduler until Ctrl-C or SIGTERM.
+    ///
+    /// Clients (ldp query --cluster df://HOST:PORT) send it their query plans and executors
+    /// register with it; it splits each plan into stages and hands their tasks to the
+    /// executors. Its gRPC service and its REST API (GET /api/executors, /api/jobs) share the
+    /// port. It looks up the size of each data file a query names, so it needs the storage the
+    /// executors read. The server speaks plain gRPC and HTTP, without authentication: bind it
+    /// to an address only trusted hosts reach.
+    ///
+    /// Example: ldp cluster scheduler --bind 127.0.0.1:50050
+    Scheduler(ClusterSchedulerArgs),
+    /// Run a Ballista executor that registers with a scheduler, until Ctrl-C or SIGTERM.
+    ///
+    /// It runs the tasks the scheduler pushes to it: it reads the data files a query names
+    /// (local paths, or s3:// with credentials from its own environment), writes shuffle files
+    /// under its work folder and serves them to the other executors and to clients over Arrow
+    /// Flight on --bind. The scheduler reaches it on --grpc-port.
+    ///
+    /// Example: ldp cluster executor --scheduler df://127.0.0.1:50050 --bind 127.0.0.1:50051
+    Executor(ClusterExecutorArgs),
+    /// List the executors a scheduler knows.
+    ///
+    /// Exit codes: 0 the scheduler answered, 1 it did not.
+    ///
+    /// Example: ldp cluster status df://127.0.0.1:50050
+    Status(ClusterStatusArgs),
+}
+
+/// `ldp cluster scheduler`.
+#[derive(Debug, Args)]
+pub struct ClusterSchedulerArgs {
+    /// The address to listen on (IP:PORT).
+    #[arg(long, default_value = "127.0.0.1:50050", value_name = "IP:PORT")]
+    pub bind: std::net::SocketAddr,
+}
+
+/// `ldp cluster executor`.
+#[derive(Debug, Args)]
+pub struct ClusterExecutorArgs {
+    /// The scheduler to register with.
+    #[arg(long, value_name = "df://HOST:PORT")]
+    pub scheduler: String,
+    /// The address of its Arrow Flight service (IP:PORT).
+    #[arg(long, default_value = "127.0.0.1:50051", value_name = "IP:PORT")]
+    pub bind: std::net::SocketAddr,
+    /// The port of its gRPC service, on --bind's address [default: --bind's port + 1].
+    #[arg(long, value_name = "PORT")]
+    pub grpc_port: Option<u16>,
+    /// The host name or address the scheduler, the other executors and clients reach it at
+    /// [default: --bind's address; with 0.0.0.0, the address it reaches the scheduler from].
+    #[arg(long, value_name = "HOST")]
+    pub advertise: Option<String>,
+    /// The folder for its shuffle files [default: a temporary folder, deleted when it stops].
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+    /// Tasks it runs at once [default: one per core].
+    #[arg(long, value_name = "N")]
+    pub concurrent_tasks: Option<usize>,
+}
+
+/// `ldp cluster status`.
+#[derive(Debug, Args)]
+pub struct ClusterStatusArgs {
+    /// The scheduler.
+    #[arg(value_name = "df://HOST:PORT")]
+    pub scheduler: String,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ldp catalog`.
@@ -818,6 +901,10 @@ pub struct QueryArgs {
     /// Print JSON (columns, rows, row count) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Run the query on the Ballista cluster whose scheduler is at this URL (ldp cluster
+    /// scheduler) instead of in this process.
+    #[arg(long, value_name = "df://HOST:PORT")]
+    pub cluster: Option<String>,
 }
 
 /// `ldp plugins`.

@@ -2,8 +2,8 @@
 //! resolved before any work starts.
 
 use crate::args::{
-    Cli, Command, DemoArgs, ModeArg, PlanArgs, PluginsCommand, QueryArgs, RunArgs, RunCmdArgs,
-    RunOutput, RunsArgs, TransformCommand, TransformTestArgs,
+    Cli, ClusterCommand, Command, DemoArgs, ModeArg, PlanArgs, PluginsCommand, QueryArgs, RunArgs,
+    RunCmdArgs, RunOutput, RunsArgs, TransformCommand, TransformTestArgs,
 };
 use ldp_plugin_runtime::{Grants, Limits, Sandbox};
 use std::path::{Path, PathBuf};
@@ -61,6 +61,14 @@ pub enum SettingsError {
     /// A query argument list without a config.
     #[error("ldp query needs at least one CONFIG before the SQL")]
     QueryArgs,
+    /// A cluster URL or executor setting that cannot work.
+    #[error("{flag}: {source}")]
+    Cluster {
+        /// The option.
+        flag: &'static str,
+        /// What is wrong.
+        source: ldp_cluster::Error,
+    },
     /// A folder to grant that does not exist.
     #[error("cannot grant {}: {reason}", path.display())]
     Grant {
@@ -172,6 +180,17 @@ pub enum Task {
     Datasets(crate::args::DatasetsCommand),
     /// `ldp catalog test`.
     Catalog(crate::args::CatalogCommand),
+    /// `ldp cluster scheduler`.
+    ClusterScheduler(ldp_cluster::SchedulerSettings),
+    /// `ldp cluster executor`.
+    ClusterExecutor(ldp_cluster::ExecutorSettings),
+    /// `ldp cluster status`.
+    ClusterStatus {
+        /// The scheduler.
+        scheduler: ldp_cluster::ClusterUrl,
+        /// JSON output.
+        json: bool,
+    },
 }
 
 /// What makes `ldp run` a staged run, checked against each other.
@@ -214,6 +233,8 @@ pub struct QuerySettings {
     pub at: TimeTravel,
     /// JSON output.
     pub json: bool,
+    /// `--cluster`: the scheduler that runs the query.
+    pub cluster: Option<ldp_cluster::ClusterUrl>,
 }
 
 /// Which plugin to run.
@@ -414,6 +435,16 @@ impl Settings {
             }
             Command::Datasets(command) => Task::Datasets(command),
             Command::Catalog(command) => Task::Catalog(command),
+            Command::Cluster(ClusterCommand::Scheduler(args)) => {
+                Task::ClusterScheduler(ldp_cluster::SchedulerSettings { bind: args.bind })
+            }
+            Command::Cluster(ClusterCommand::Executor(args)) => {
+                Task::ClusterExecutor(executor_settings(args)?)
+            }
+            Command::Cluster(ClusterCommand::Status(args)) => Task::ClusterStatus {
+                scheduler: cluster_url("SCHEDULER", &args.scheduler)?,
+                json: args.json,
+            },
         };
         Ok(Self {
             log_filter,
@@ -514,6 +545,52 @@ fn query_settings(mut args: QueryArgs) -> Result<QuerySettings, SettingsError> {
         max_rows: args.max_rows,
         at,
         json: args.json,
+        cluster: args
+            .cluster
+            .as_deref()
+            .map(|url| cluster_url("--cluster", url))
+            .transpose()?,
+    })
+}
+
+fn cluster_url(flag: &'static str, text: &str) -> Result<ldp_cluster::ClusterUrl, SettingsError> {
+    ldp_cluster::ClusterUrl::parse(text).map_err(|source| SettingsError::Cluster { flag, source })
+}
+
+fn executor_settings(
+    args: crate::args::ClusterExecutorArgs,
+) -> Result<ldp_cluster::ExecutorSettings, SettingsError> {
+    let grpc_port = match args.grpc_port {
+        Some(port) => port,
+        None => args
+            .bind
+            .port()
+            .checked_add(1)
+            .ok_or(SettingsError::OutOfRange {
+                flag: "--bind",
+                what: "a port below 65535 when --grpc-port is not given",
+                value: args.bind.port().to_string(),
+            })?,
+    };
+    if grpc_port == args.bind.port() {
+        return Err(SettingsError::Options(format!(
+            "--grpc-port {grpc_port} is --bind's port too; the executor needs two ports"
+        )));
+    }
+    if args.concurrent_tasks == Some(0) {
+        return Err(SettingsError::OutOfRange {
+            flag: "--concurrent-tasks",
+            what: "at least 1",
+            value: "0".into(),
+        });
+    }
+    Ok(ldp_cluster::ExecutorSettings {
+        scheduler: cluster_url("--scheduler", &args.scheduler)?,
+        bind: args.bind,
+        grpc_port,
+        advertise: args.advertise,
+        work_dir: args.work_dir,
+        concurrent_tasks: args.concurrent_tasks,
     })
 }
 

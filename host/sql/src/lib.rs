@@ -50,6 +50,6 @@ mod value_cap;
 pub use error::{Error, Result};
 pub use guard::{MAX_SQL_CHARS, check_read_only};
 pub use nesting::{MAX_NESTING, MAX_SET_OPERATIONS, check_nesting};
-pub use provider::snapshot_provider;
+pub use provider::{shipped_listing, snapshot_provider};
 pub use session::{QUERY_STACK_BYTES, QueryOutput, Session, SessionOptions, TableName};
 pub use value_cap::MAX_VALUE_BYTES;

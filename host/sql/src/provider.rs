@@ -52,6 +52,32 @@ pub fn snapshot_provider(table: &Table, snapshot: Option<i64>) -> Result<Arc<dyn
     Ok(Arc::new(SnapshotTable { schema, files }))
 }
 
+/// For a table from [`snapshot_provider`]: the plain DataFusion listing table a scan with
+/// `filters` reads, over the files its manifest bounds leave (the files and schema the local scan
+/// opens), for a plan that runs in other processes (`ldp query --cluster`): DataFusion's own plan
+/// codec ships a listing table with its file list and schema. When the bounds leave no file, the
+/// listing holds the first file, whose rows the query's filters then drop (the filters are only
+/// pushed down inexactly, so they stay in the plan). `None` when `provider` is not a snapshot's
+/// table (a table without data files is an empty table).
+///
+/// # Errors
+///
+/// A data file's location is not a URL DataFusion can list.
+pub fn shipped_listing(
+    provider: &dyn TableProvider,
+    filters: &[Expr],
+    state: &dyn DfSession,
+) -> datafusion::error::Result<Option<ListingTable>> {
+    let Some(table) = provider.as_any().downcast_ref::<SnapshotTable>() else {
+        return Ok(None);
+    };
+    let mut kept = keep(&table.files, &table.schema, filters, state);
+    if kept.is_empty() {
+        kept.extend(table.files.first());
+    }
+    table.listing(&kept).map(Some)
+}
+
 /// The schema without field metadata (`PARQUET:field_id`), so files written by other tools, whose
 /// fields carry other metadata, coerce to it.
 fn plain_schema(schema: &SchemaRef) -> SchemaRef {

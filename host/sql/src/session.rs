@@ -44,6 +44,18 @@ impl TableName {
     }
 }
 
+impl TableName {
+    /// The namespace of a qualified name.
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    /// The table's own name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 impl std::fmt::Display for TableName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.namespace {

@@ -3,6 +3,7 @@
 mod backfill;
 mod catalog;
 mod catalog_serve;
+mod cluster;
 mod commits;
 mod datasets;
 mod demo;
@@ -79,6 +80,9 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::Catalog(crate::args::CatalogCommand::Serve(args)) => {
             catalog_serve::serve(args, crate::interrupt::install())
         }
+        Task::ClusterScheduler(settings) => cluster::scheduler(settings),
+        Task::ClusterExecutor(settings) => cluster::executor(settings),
+        Task::ClusterStatus { scheduler, json } => cluster::status(scheduler, *json),
     }
 }
 

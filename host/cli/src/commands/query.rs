@@ -1,4 +1,4 @@
-//! `ldp query CONFIG… SQL`.
+//! `ldp query CONFIG… SQL`, in this process or on a Ballista cluster (`--cluster`).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -11,6 +11,34 @@ use serde_json::json;
 use crate::output::cell::{Cell, cell};
 use crate::output::table;
 use crate::settings::{QuerySettings, TimeTravel};
+
+/// Where the query runs: the same tables, snapshots and SQL either way.
+enum QuerySession {
+    Local(Session),
+    Cluster(ldp_cluster::ClusterSession),
+}
+
+impl QuerySession {
+    fn register(
+        &self,
+        table: &ldp_table::Table,
+        snapshot: Option<i64>,
+        names: &[TableName],
+    ) -> anyhow::Result<()> {
+        match self {
+            QuerySession::Local(session) => session.register(table, snapshot, names)?,
+            QuerySession::Cluster(session) => session.register(table, snapshot, names)?,
+        }
+        Ok(())
+    }
+
+    fn query(&self, sql: &str, max_rows: usize) -> anyhow::Result<ldp_sql::QueryOutput> {
+        Ok(match self {
+            QuerySession::Local(session) => session.query(sql, max_rows)?,
+            QuerySession::Cluster(session) => session.query(sql, max_rows)?,
+        })
+    }
+}
 
 /// Registers the tables of the configs and runs the SQL.
 pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
@@ -32,7 +60,10 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
     for t in &tables {
         *bare_counts.entry(t.name.as_str()).or_default() += 1;
     }
-    let session = Session::new()?;
+    let session = match &settings.cluster {
+        Some(url) => QuerySession::Cluster(ldp_cluster::ClusterSession::connect(url)?),
+        None => QuerySession::Local(Session::new()?),
+    };
     let mut snapshot_read = None;
     for target in &tables {
         let table = target.load()?;

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod agent_transforms;
 mod backfill;
 mod catalogs;
+mod cluster;
 mod datasets;
 mod demo;
 mod docs;
