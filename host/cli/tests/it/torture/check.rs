@@ -247,12 +247,7 @@ fn commits_with_heads(config: &Path) -> (Vec<String>, Vec<(String, Option<i64>)>
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|v| {
-            Some((
-                v["branch"].as_str()?.to_string(),
-                v["snapshot_id"].as_i64(),
-            ))
-        })
+        .filter_map(|v| Some((v["branch"].as_str()?.to_string(), v["snapshot_id"].as_i64())))
         .collect();
     (keys, branches)
 }
