@@ -1,10 +1,9 @@
 //! Creating and dropping a staging branch.
 
-use std::collections::HashSet;
-
 use iceberg::spec::{SnapshotReference, SnapshotRetention};
 use ldp_catalog::Catalog;
 
+use super::held::held_only_by;
 use super::{Requirements, commit_edit};
 use crate::error::{Error, Result};
 use crate::table::Table;
@@ -59,8 +58,7 @@ pub fn create_branch(
 }
 
 /// Removes the branch `name` when it exists (an abandoned staged write), with the snapshots
-/// only it holds: the writer deletes their data files, so no snapshot of the table may still
-/// name them (a read of such a snapshot by id would fail, or miss rows).
+/// only it holds (held.rs says why).
 ///
 /// # Errors
 ///
@@ -74,7 +72,7 @@ pub fn drop_branch(catalog: &Catalog, table: &mut Table, name: &str) -> Result<(
         let Some(at) = table.ref_snapshot_id(name) else {
             return Ok(());
         };
-        let held = held_only_by(table, name);
+        let held = held_only_by(table, &[name]);
         let requirements = Requirements {
             refs: vec![(name.to_string(), Some(at))],
             ..Requirements::default()
@@ -97,36 +95,4 @@ pub fn drop_branch(catalog: &Catalog, table: &mut Table, name: &str) -> Result<(
             other => return other,
         }
     }
-}
-
-/// The snapshots only the ref `name` reaches: its head and its parents up to the first
-/// snapshot another ref reaches.
-fn held_only_by(table: &Table, name: &str) -> Vec<i64> {
-    let metadata = table.metadata();
-    let parent = |id: i64| {
-        metadata
-            .snapshot_by_id(id)
-            .and_then(|s| s.parent_snapshot_id())
-    };
-    let refs = table.refs();
-    let mut reached = HashSet::new();
-    for (other, r) in &refs {
-        if other == name {
-            continue;
-        }
-        let mut at = Some(r.snapshot_id);
-        while let Some(id) = at {
-            if !reached.insert(id) {
-                break;
-            }
-            at = parent(id);
-        }
-    }
-    let mut held = Vec::new();
-    let mut at = refs.get(name).map(|r| r.snapshot_id);
-    while let Some(id) = at.filter(|id| !reached.contains(id)) {
-        held.push(id);
-        at = parent(id);
-    }
-    held
 }

@@ -4,6 +4,7 @@
 use iceberg::spec::{SnapshotReference, SnapshotRetention};
 use ldp_catalog::Catalog;
 
+use super::held::held_only_by;
 use super::{Requirements, commit_edit};
 use crate::error::{Error, Result};
 use crate::table::Table;
@@ -11,7 +12,9 @@ use crate::table::Table;
 /// How long a fence tag is kept (`max-ref-age-ms`): 7 days, as the Python tool.
 pub const FENCE_TAG_MAX_AGE_MS: i64 = 604_800_000;
 
-/// Removes the branches `branches` (name and the snapshot each must be at) and adds the tags
+/// Removes the branches `branches` (name and the snapshot each must be at), with the snapshots
+/// only they hold (held.rs says why: the attempt that staged them deletes their data files once
+/// it finds itself fenced or its key published), and adds the tags
 /// `tags` at `main`'s head, asserting that each tag is absent. Does nothing when there is
 /// nothing to do.
 ///
@@ -35,6 +38,8 @@ pub fn fence(
             "cannot fence attempts of a table without a snapshot on main",
         ));
     };
+    let names: Vec<&str> = branches.iter().map(|(name, _)| name.as_str()).collect();
+    let held = held_only_by(table, &names);
     let requirements = Requirements {
         main: None,
         refs: branches
@@ -54,6 +59,9 @@ pub fn fence(
         |mut builder| {
             for (name, _) in branches {
                 builder = builder.remove_ref(name);
+            }
+            if !held.is_empty() {
+                builder = builder.remove_snapshots(&held);
             }
             for tag in tags {
                 builder = builder.set_ref(

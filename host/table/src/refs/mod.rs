@@ -6,6 +6,7 @@
 //!   its removal when a staged write is abandoned;
 //! * [`publish_branch`] (publish.rs): `main` → the branch's snapshot, the branch removed;
 //! * [`fence`] (fence.rs): older attempts' branches removed and a fence tag added;
+//! * held.rs: the snapshots a removed branch takes with it;
 //! * [`create_tag`] (tag.rs): a tag on one snapshot (pinned dataset versions);
 //! * [`find_keyed`] (search.rs): the bounded walk of `main`'s ancestry for a snapshot carrying
 //!   an idempotency key.
@@ -18,6 +19,7 @@
 
 mod branch;
 mod fence;
+mod held;
 mod publish;
 mod search;
 mod tag;

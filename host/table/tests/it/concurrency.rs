@@ -147,3 +147,44 @@ fn two_threads_appending_at_once_both_land() {
     );
     eprintln!("attempts per append: {attempts:?}");
 }
+
+/// Pins a bug the concurrent-writers torture suite found: the winner of a staged window
+/// removed a loser's staging branch but kept the snapshot on it, whose data files the loser
+/// then deleted, so the table named files that no longer existed.
+#[test]
+fn a_fenced_staging_branch_takes_the_snapshots_only_it_holds() {
+    use ldp_table::refs::{create_branch, fence};
+
+    let w = Warehouse::new();
+    let mut table = w.create("rides");
+    Append::new(write(&table, &[rides(0, 10)]))
+        .commit(&w.catalog, &mut table)
+        .unwrap();
+    let base = table.current_snapshot_id().unwrap();
+    create_branch(
+        &w.catalog,
+        &mut table,
+        "ldp_r1_a1_0",
+        base,
+        "ldp_fence_r1_a1",
+    )
+    .unwrap();
+    let mut staged = table.clone().on_branch("ldp_r1_a1_0");
+    Append::new(write(&staged, &[rides(10, 5)]))
+        .commit(&w.catalog, &mut staged)
+        .unwrap();
+    let loser = staged.current_snapshot_id().unwrap();
+    assert_ne!(loser, base);
+
+    fence(
+        &w.catalog,
+        &mut table,
+        &[("ldp_r1_a1_0".to_string(), loser)],
+        &[],
+    )
+    .unwrap();
+    let table = Table::load(&w.catalog, CATALOG, "rides").unwrap();
+    let ids: Vec<i64> = table.snapshots().iter().map(|s| s.snapshot_id).collect();
+    assert_eq!(ids, vec![base], "the branch's snapshot outlived it");
+    assert!(table.ref_snapshot_id("ldp_r1_a1_0").is_none());
+}
