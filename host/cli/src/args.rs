@@ -885,7 +885,8 @@ pub enum ModeArg {
 #[derive(Debug, Args)]
 #[command(after_help = "Put the options before the first CONFIG or after SQL.")]
 pub struct QueryArgs {
-    /// CONFIG… SQL: dataset configs or folders of them, then the SQL to run.
+    /// CONFIG… SQL: dataset configs or folders of them, then the SQL to run. SQL that starts
+    /// with '-' (a '-- comment') goes after a lone '--': ldp query CONFIG -- "$(cat q.sql)".
     #[arg(num_args = 2.., required = true, value_name = "CONFIG… SQL")]
     pub args: Vec<String>,
     /// Print at most this many rows.
@@ -902,9 +903,13 @@ pub struct QueryArgs {
     #[arg(long)]
     pub json: bool,
     /// Run the query on the Ballista cluster whose scheduler is at this URL (ldp cluster
-    /// scheduler) instead of in this process.
-    #[arg(long, value_name = "df://HOST:PORT")]
+    /// scheduler) instead of in this process; 'local' runs it here whatever LDP_CLUSTER says.
+    #[arg(long, value_name = "df://HOST:PORT", env = "LDP_CLUSTER")]
     pub cluster: Option<String>,
+    /// Stop the query after this many seconds (exit 1, a timeout error); on a cluster its jobs
+    /// are cancelled on the scheduler. No limit by default.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
 }
 
 /// `ldp plugins`.
@@ -1084,4 +1089,8 @@ pub struct McpArgs {
     /// Do not append the audit records to the _ldp.audit Iceberg table.
     #[arg(long)]
     pub no_iceberg_audit: bool,
+    /// Run the agents' queries on the Ballista cluster whose scheduler is at this URL ('local':
+    /// in this process). A cluster query has the time limit but not --max-memory-mb.
+    #[arg(long, value_name = "df://HOST:PORT", env = "LDP_CLUSTER")]
+    pub cluster: Option<String>,
 }

@@ -235,6 +235,8 @@ pub struct QuerySettings {
     pub json: bool,
     /// `--cluster`: the scheduler that runs the query.
     pub cluster: Option<ldp_cluster::ClusterUrl>,
+    /// `--timeout`: when the query is stopped.
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// Which plugin to run.
@@ -476,6 +478,7 @@ fn mcp_settings(args: crate::args::McpArgs) -> Result<ldp_mcp::McpSettings, Sett
         audit: args.audit,
         iceberg_audit: !args.no_iceberg_audit,
         memory_limit: usize::try_from(args.max_memory_mb.saturating_mul(1024 * 1024)).ok(),
+        engine: cluster_setting(args.cluster.as_deref())?.map(ldp_cluster::cluster_engine),
     })
 }
 
@@ -545,12 +548,31 @@ fn query_settings(mut args: QueryArgs) -> Result<QuerySettings, SettingsError> {
         max_rows: args.max_rows,
         at,
         json: args.json,
-        cluster: args
-            .cluster
-            .as_deref()
-            .map(|url| cluster_url("--cluster", url))
-            .transpose()?,
+        cluster: cluster_setting(args.cluster.as_deref())?,
+        timeout: args.timeout.map(query_timeout).transpose()?,
     })
+}
+
+/// `ldp query --timeout`: above 0, at most a day.
+fn query_timeout(seconds: f64) -> Result<std::time::Duration, SettingsError> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0) {
+        return Err(SettingsError::OutOfRange {
+            flag: "--timeout",
+            what: "a number of seconds above 0 and at most 86400",
+            value: seconds.to_string(),
+        });
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+/// `--cluster` (or `LDP_CLUSTER`): a scheduler's URL; `local`, empty or unset: this process.
+pub fn cluster_setting(
+    text: Option<&str>,
+) -> Result<Option<ldp_cluster::ClusterUrl>, SettingsError> {
+    match text.map(str::trim) {
+        None | Some("" | "local") => Ok(None),
+        Some(url) => cluster_url("--cluster (or LDP_CLUSTER)", url).map(Some),
+    }
 }
 
 fn cluster_url(flag: &'static str, text: &str) -> Result<ldp_cluster::ClusterUrl, SettingsError> {

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use ballista_core::extension::{SessionConfigExt, SessionStateExt};
 use datafusion::arrow::datatypes::SchemaRef;
@@ -13,6 +14,7 @@ use datafusion::datasource::{provider_as_source, source_as_provider};
 use datafusion::error::DataFusionError;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::context::{QueryPlanner, SQLOptions, SessionConfig, SessionContext};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::execution::session_state::SessionState;
 use datafusion::logical_expr::{LogicalPlan, TableScan};
 use datafusion::physical_plan::{ExecutionPlan, execute_stream};
@@ -22,6 +24,7 @@ use ldp_sql::{QUERY_STACK_BYTES, QueryOutput, TableName};
 use ldp_table::Table;
 
 use crate::error::{Error, Result};
+use crate::stores::EnvObjectStores;
 use crate::url::ClusterUrl;
 
 /// A session whose queries run on a Ballista cluster.
@@ -30,6 +33,9 @@ pub struct ClusterSession {
     runtime: Option<tokio::runtime::Runtime>,
     context: SessionContext,
     url: ClusterUrl,
+    /// The name of this session's jobs on the scheduler, unique to it: a query stopped by its
+    /// time limit cancels its jobs by this name.
+    job_name: String,
     /// Data files the last query's scans shipped.
     files: Arc<AtomicUsize>,
 }
@@ -50,7 +56,7 @@ impl ClusterSession {
     /// [`Error::Unreachable`] when nothing answers at `url`, [`Error::NoExecutor`] when the
     /// scheduler has no executor, [`Error::Runtime`] when the async runtime cannot start.
     pub fn connect(url: &ClusterUrl) -> Result<ClusterSession> {
-        if crate::servers::executors(url)?.is_empty() {
+        if crate::rest::executors(url)?.is_empty() {
             return Err(Error::NoExecutor {
                 url: url.to_string(),
             });
@@ -63,12 +69,25 @@ impl ClusterSession {
             .enable_all()
             .build()
             .map_err(Error::Runtime)?;
+        let job_name = format!(
+            "ldp-query-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        );
         let config = SessionConfig::new_with_ballista()
+            .with_ballista_job_name(&job_name)
             .with_target_partitions(cores)
             .with_information_schema(true);
+        let stores = RuntimeEnvBuilder::new()
+            .with_object_store_registry(Arc::new(EnvObjectStores::new()))
+            .build_arc()
+            .map_err(sql_error)?;
         let state = SessionStateBuilder::new()
             .with_default_features()
             .with_config(config)
+            .with_runtime_env(stores)
             .build()
             .upgrade_for_ballista(url.grpc())
             .map_err(sql_error)?;
@@ -84,6 +103,7 @@ impl ClusterSession {
             runtime: Some(runtime),
             context: SessionContext::new_with_state(state),
             url: url.clone(),
+            job_name,
             files,
         })
     }
@@ -137,6 +157,20 @@ impl ClusterSession {
     ///
     /// As [`ldp_sql::Session::query`]; a failure on the cluster is an execution error.
     pub fn query(&self, sql: &str, max_rows: usize) -> Result<QueryOutput> {
+        self.run(sql, max_rows, None)
+    }
+
+    /// As [`ClusterSession::query`], stopped after `limit`: the client stops waiting and
+    /// cancels the query's jobs on the scheduler, which stops their tasks on the executors.
+    ///
+    /// # Errors
+    ///
+    /// As [`ClusterSession::query`], and a timeout error when it runs longer than `limit`.
+    pub fn query_within(&self, sql: &str, max_rows: usize, limit: Duration) -> Result<QueryOutput> {
+        self.run(sql, max_rows, Some(limit))
+    }
+
+    fn run(&self, sql: &str, max_rows: usize, limit: Option<Duration>) -> Result<QueryOutput> {
         let task = run(
             self.context.clone(),
             sql.to_owned(),
@@ -144,12 +178,30 @@ impl ClusterSession {
             Arc::clone(&self.files),
         );
         let runtime = self.runtime();
-        match runtime.block_on(runtime.spawn(task)) {
-            Ok(result) => result,
-            Err(_) => Err(Error::Sql(ldp_sql::Error::Execution {
+        let mut handle = runtime.spawn(task);
+        let joined = match limit {
+            None => runtime.block_on(&mut handle),
+            Some(limit) => {
+                match runtime.block_on(async { tokio::time::timeout(limit, &mut handle).await }) {
+                    Ok(joined) => joined,
+                    Err(_) => {
+                        handle.abort();
+                        match crate::rest::cancel_jobs_named(&self.url, &self.job_name) {
+                            Ok(n) => tracing::debug!(jobs = n, "cancelled the query's jobs"),
+                            Err(e) => tracing::warn!("could not cancel the query's jobs: {e}"),
+                        }
+                        return Err(Error::Sql(ldp_sql::Error::Timeout {
+                            seconds: limit.as_secs_f64(),
+                        }));
+                    }
+                }
+            }
+        };
+        joined.unwrap_or_else(|_| {
+            Err(Error::Sql(ldp_sql::Error::Execution {
                 message: "the query stopped on an internal error of the engine".into(),
-            })),
-        }
+            }))
+        })
     }
 
     fn runtime(&self) -> &tokio::runtime::Runtime {
@@ -275,4 +327,43 @@ fn execution_error(e: DataFusionError) -> Error {
     Error::Sql(ldp_sql::Error::Execution {
         message: e.find_root().to_string(),
     })
+}
+
+impl ldp_sql::Engine for ClusterSession {
+    fn register(
+        &self,
+        table: &Table,
+        snapshot: Option<i64>,
+        names: &[TableName],
+    ) -> ldp_sql::Result<()> {
+        ClusterSession::register(self, table, snapshot, names).map_err(into_sql)
+    }
+
+    fn query(
+        &self,
+        sql: &str,
+        max_rows: usize,
+        limit: Option<Duration>,
+    ) -> ldp_sql::Result<QueryOutput> {
+        self.run(sql, max_rows, limit).map_err(into_sql)
+    }
+}
+
+/// The factory of sessions on the cluster at `url` (each one connects, and checks that the
+/// scheduler has an executor), for the callers that take any [`ldp_sql::Engine`].
+pub fn cluster_engine(url: ClusterUrl) -> ldp_sql::EngineFactory {
+    ldp_sql::EngineFactory::new(url.to_string(), move || {
+        let session = ClusterSession::connect(&url).map_err(into_sql)?;
+        Ok(Box::new(session) as Box<dyn ldp_sql::Engine>)
+    })
+}
+
+/// A cluster error as the SQL layer's: its own, or a failed run with the cluster's message.
+fn into_sql(e: Error) -> ldp_sql::Error {
+    match e {
+        Error::Sql(e) => e,
+        other => ldp_sql::Error::Execution {
+            message: other.to_string(),
+        },
+    }
 }

@@ -10,17 +10,21 @@
 //! * [`run_scheduler`], [`run_executor`]: `ldp cluster scheduler` and `ldp cluster executor`,
 //!   Ballista's scheduler and executor run in this process through their library API.
 //! * [`executors`]: `ldp cluster status`, the executors a scheduler knows.
+//! * Every process opens the object store of a bucket a plan names from its own environment
+//!   ([`EnvObjectStores`]): credentials never travel in a plan.
 //!
 //! Everything Ballista stays in this crate.
 
 mod client;
 mod error;
+mod rest;
 mod servers;
+mod stores;
 mod url;
 
-pub use client::ClusterSession;
+pub use client::{ClusterSession, cluster_engine};
 pub use error::{Error, ErrorKind, Result};
-pub use servers::{
-    ExecutorInfo, ExecutorSettings, SchedulerSettings, executors, run_executor, run_scheduler,
-};
+pub use rest::{ExecutorInfo, JobInfo, executors, jobs};
+pub use servers::{ExecutorSettings, SchedulerSettings, run_executor, run_scheduler};
+pub use stores::EnvObjectStores;
 pub use url::ClusterUrl;

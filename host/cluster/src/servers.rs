@@ -1,20 +1,24 @@
-//! `ldp cluster scheduler`, `ldp cluster executor` and `ldp cluster status`: Ballista's
-//! scheduler and executor run in this process through their library API, and the executors a
-//! scheduler knows, from its REST API.
+//! `ldp cluster scheduler` and `ldp cluster executor`: Ballista's scheduler and executor run in
+//! this process through their library API.
 
-use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use ballista_core::config::TaskSchedulingPolicy;
+use ballista_core::extension::{
+    ballista_aggregate_functions, ballista_scalar_functions, ballista_window_functions,
+};
 use ballista_executor::executor_process::{ExecutorProcessConfig, start_executor_process};
 use ballista_scheduler::cluster::BallistaCluster;
 use ballista_scheduler::config::SchedulerConfig;
 use ballista_scheduler::scheduler_process::start_server;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::object_store::ObjectStoreRegistry;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 
 use crate::error::{Error, Result};
+use crate::stores::EnvObjectStores;
 use crate::url::ClusterUrl;
 
 /// `ldp cluster scheduler`.
@@ -41,19 +45,6 @@ pub struct ExecutorSettings {
     pub work_dir: Option<PathBuf>,
     /// Tasks it runs at once; `None`: one per core.
     pub concurrent_tasks: Option<usize>,
-}
-
-/// An executor a scheduler knows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecutorInfo {
-    /// Its id.
-    pub id: String,
-    /// Its host and Flight port.
-    pub host: String,
-    /// Its Arrow Flight port.
-    pub port: u16,
-    /// Tasks it runs at once.
-    pub task_slots: u64,
 }
 
 /// The threads' stack: DataFusion's planner recurses over deep plans on the scheduler too.
@@ -95,10 +86,26 @@ pub fn run_scheduler(settings: &SchedulerSettings, ready: impl FnOnce(&ClusterUr
                 message: format!("cannot listen on {}: {e}", settings.bind),
             })?;
         drop(probe);
+        // The scheduler lists the files a plan names (their sizes split the scans), through
+        // the stores of this process's environment.
+        let stores: Arc<dyn ObjectStoreRegistry> = Arc::new(EnvObjectStores::new());
         let config = SchedulerConfig::default()
             .with_hostname(settings.bind.ip().to_string())
             .with_port(settings.bind.port())
-            .with_scheduler_policy(TaskSchedulingPolicy::PushStaged);
+            .with_scheduler_policy(TaskSchedulingPolicy::PushStaged)
+            .with_override_session_builder(Arc::new(move |config| {
+                let runtime = RuntimeEnvBuilder::new()
+                    .with_object_store_registry(Arc::clone(&stores))
+                    .build_arc()?;
+                Ok(SessionStateBuilder::new()
+                    .with_default_features()
+                    .with_config(config)
+                    .with_runtime_env(runtime)
+                    .with_scalar_functions(ballista_scalar_functions())
+                    .with_aggregate_functions(ballista_aggregate_functions())
+                    .with_window_functions(ballista_window_functions())
+                    .build())
+            }));
         let config = Arc::new(config);
         let cluster = BallistaCluster::new_from_config(&config)
             .await
@@ -161,6 +168,10 @@ pub fn run_executor(settings: &ExecutorSettings, ready: impl FnOnce(&Path)) -> R
         .advertise
         .clone()
         .or_else(|| (!bind_ip.is_unspecified()).then(|| bind_ip.to_string()));
+    // Every task's runtime reads data files through the stores of this process's environment;
+    // spills go to the work folder, as Ballista's default runtime puts them.
+    let stores: Arc<dyn ObjectStoreRegistry> = Arc::new(EnvObjectStores::new());
+    let spill_dir = work_dir_text.to_string();
     let config = ExecutorProcessConfig {
         bind_host: bind_ip.to_string(),
         external_host: advertise,
@@ -173,6 +184,12 @@ pub fn run_executor(settings: &ExecutorSettings, ready: impl FnOnce(&Path)) -> R
         task_scheduling_policy: TaskSchedulingPolicy::PushStaged,
         work_dir: Some(work_dir_text.to_string()),
         print_thread_info: false,
+        override_runtime_producer: Some(Arc::new(move |_config| {
+            RuntimeEnvBuilder::new()
+                .with_temp_file_path(spill_dir.clone())
+                .with_object_store_registry(Arc::clone(&stores))
+                .build_arc()
+        })),
         ..ExecutorProcessConfig::default()
     };
     let runtime = runtime("ldp-executor")?;
@@ -205,96 +222,5 @@ async fn stop_signal() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
-/// The executors the scheduler at `url` knows (from its REST API, `GET /api/executors`).
-///
-/// # Errors
-///
-/// [`Error::Unreachable`] when nothing answers at `url` or the answer is not the scheduler's.
-pub fn executors(url: &ClusterUrl) -> Result<Vec<ExecutorInfo>> {
-    let unreachable = |reason: String| Error::Unreachable {
-        url: url.to_string(),
-        reason,
-    };
-    let mut stream = url.connect()?;
-    let timeout = Some(Duration::from_secs(10));
-    let _ = stream.set_read_timeout(timeout);
-    let _ = stream.set_write_timeout(timeout);
-    let request = format!(
-        "GET /api/executors HTTP/1.1\r\nHost: {}:{}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
-        url.host(),
-        url.port()
-    );
-    stream
-        .write_all(request.as_bytes())
-        .map_err(|e| unreachable(e.to_string()))?;
-    let mut answer = Vec::new();
-    stream
-        .take(16 * 1024 * 1024)
-        .read_to_end(&mut answer)
-        .map_err(|e| unreachable(e.to_string()))?;
-    let text = String::from_utf8_lossy(&answer);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| unreachable("it did not answer over HTTP".into()))?;
-    if !head.starts_with("HTTP/1.1 200") {
-        let status = head.lines().next().unwrap_or_default();
-        return Err(unreachable(format!(
-            "GET /api/executors answered '{status}', not a Ballista scheduler's list"
-        )));
-    }
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        unchunk(body)
-    } else {
-        body.to_string()
-    };
-    let list: serde_json::Value = serde_json::from_str(&body)
-        .map_err(|e| unreachable(format!("its executor list is not JSON: {e}")))?;
-    let items = list
-        .as_array()
-        .ok_or_else(|| unreachable("its executor list is not a JSON array".into()))?;
-    Ok(items
-        .iter()
-        .map(|item| ExecutorInfo {
-            id: item["id"].as_str().unwrap_or_default().to_string(),
-            host: item["host"].as_str().unwrap_or_default().to_string(),
-            port: item["port"]
-                .as_u64()
-                .and_then(|p| u16::try_from(p).ok())
-                .unwrap_or_default(),
-            task_slots: item["specification"]["task_slots"].as_u64().unwrap_or(0),
-        })
-        .collect())
-}
-
-/// An HTTP/1.1 chunked body, joined.
-fn unchunk(body: &str) -> String {
-    let mut out = String::new();
-    let mut rest = body;
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if size == 0 || after.len() < size {
-            break;
-        }
-        out.push_str(&after[..size]);
-        rest = after[size..].strip_prefix("\r\n").unwrap_or(&after[size..]);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chunked_bodies_are_joined() {
-        assert_eq!(unchunk("3\r\n[{}\r\n1\r\n]\r\n0\r\n\r\n"), "[{}]");
     }
 }

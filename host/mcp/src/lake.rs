@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use ldp_pipeline::TargetTable;
-use ldp_sql::{Session, SessionOptions, TableName};
+use ldp_sql::{Engine, EngineFactory, Session, SessionOptions, TableName};
 
 use crate::error::{ToolError, ToolErrorKind};
 
@@ -95,17 +95,27 @@ impl Lake {
     }
 
     /// A session with every served table registered at its current snapshot (and nothing
-    /// else: no files, no URLs), limited to `memory_limit` bytes.
+    /// else: no files, no URLs): in this process, limited to `memory_limit` bytes, or on the
+    /// engine `engine` makes (a cluster).
     ///
     /// # Errors
     ///
     /// The session cannot start, or a table's metadata cannot be read.
-    pub fn session(&self, memory_limit: Option<usize>) -> Result<Session, ToolError> {
-        let session = Session::with_options(SessionOptions {
-            partitions: None,
-            memory_limit,
-        })
-        .map_err(ToolError::of_sql)?;
+    pub fn session(
+        &self,
+        memory_limit: Option<usize>,
+        engine: Option<&EngineFactory>,
+    ) -> Result<Box<dyn Engine>, ToolError> {
+        let session: Box<dyn Engine> = match engine {
+            Some(make) => make.open().map_err(ToolError::of_sql)?,
+            None => Box::new(
+                Session::with_options(SessionOptions {
+                    partitions: None,
+                    memory_limit,
+                })
+                .map_err(ToolError::of_sql)?,
+            ),
+        };
         for served in &self.tables {
             let table = served
                 .target

@@ -48,6 +48,9 @@ pub struct McpSettings {
     pub iceberg_audit: bool,
     /// The most memory one query may hold (bytes).
     pub memory_limit: Option<usize>,
+    /// Where queries run: `None` in this process (under `memory_limit`), else the engine
+    /// the factory makes (a cluster: `--cluster`, `LDP_CLUSTER`).
+    pub engine: Option<ldp_sql::EngineFactory>,
 }
 
 /// Why the server could not start.
@@ -109,6 +112,7 @@ pub fn serve(settings: &McpSettings, runtime: Runtime) -> Result<(), McpError> {
         max_rows: settings.max_rows,
         timeout: settings.timeout,
         memory_limit: settings.memory_limit,
+        engine: settings.engine.clone(),
         runtime,
     };
     let server = LakeServer::new(context, audit.clone());

@@ -46,6 +46,9 @@ pub struct RunSettings {
     pub cancel: Option<&'static AtomicBool>,
     /// What waits between a failed attempt and the next.
     pub sleep: Sleep,
+    /// Where `sql` tasks run their query: `None` in this process, else the engine the factory
+    /// makes (a cluster, `LDP_CLUSTER`).
+    pub engine: Option<ldp_sql::EngineFactory>,
 }
 
 impl std::fmt::Debug for RunSettings {
@@ -73,6 +76,7 @@ impl RunSettings {
             search_since_ms: None,
             cancel: None,
             sleep: |seconds| std::thread::sleep(Duration::from_secs_f64(seconds.max(0.0))),
+            engine: None,
         }
     }
 }
@@ -365,6 +369,7 @@ fn run_task(shared: &Shared<'_>, task: &Task) -> TaskResult {
             attempt,
             search_since_ms: shared.search_since_ms,
             cancel: shared.settings.cancel,
+            engine: shared.settings.engine.as_ref(),
         };
         let began = Instant::now();
         let outcome = run_attempt(&run);

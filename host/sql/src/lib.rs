@@ -39,6 +39,7 @@
 
 mod deadline;
 mod deep_drop;
+mod engine;
 mod error;
 mod guard;
 mod nesting;
@@ -47,6 +48,7 @@ mod pruning;
 mod session;
 mod value_cap;
 
+pub use engine::{Engine, EngineFactory, local_engine};
 pub use error::{Error, Result};
 pub use guard::{MAX_SQL_CHARS, check_read_only};
 pub use nesting::{MAX_NESTING, MAX_SET_OPERATIONS, check_nesting};

@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs `"$@"` with its output in `$LDP_WATCHED_LOG`, stops it when standard input closes.
+/// Runs `"$@"` with its output in `$LDP_WATCHED_LOG` and its process id in
+/// `$LDP_WATCHED_LOG.pid`, stops it when standard input closes.
 const WATCHDOG: &str = r#"
 "$@" </dev/null >"$LDP_WATCHED_LOG" 2>&1 &
 server=$!
+echo "$server" >"$LDP_WATCHED_LOG.pid"
 cat >/dev/null
 kill -TERM "$server" 2>/dev/null
 i=0
@@ -65,6 +67,30 @@ impl Watched {
             let _ = file.read_to_string(&mut text);
         }
         text
+    }
+
+    /// Kills the server at once (SIGKILL), as a crash of its host would; its watchdog stays
+    /// until dropped.
+    pub fn kill(&mut self) {
+        let pid_file = PathBuf::from(format!("{}.pid", self.log.display()));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let pid = loop {
+            let text = std::fs::read_to_string(&pid_file).unwrap_or_default();
+            if let Ok(pid) = text.trim().parse::<u32>() {
+                break pid;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server's process id never appeared in {}",
+                pid_file.display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let status = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .unwrap_or_else(|error| panic!("cannot run kill: {error}"));
+        assert!(status.success(), "kill -KILL {pid} failed");
     }
 
     /// Whether the server (or its watchdog) has ended.

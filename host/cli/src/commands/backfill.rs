@@ -49,7 +49,7 @@ pub fn run(
     }
     let states = backfill_states(&workflow, &windows, args.replace)?;
     if !args.dry_run {
-        let settings = super::workflow::run_settings(runtime()?, args.jobs, args.replace, cancel);
+        let settings = super::workflow::run_settings(runtime()?, args.jobs, args.replace, cancel)?;
         let options = WindowsOptions {
             stop_on_failure: args.stop_on_failure,
             max_pending: None,

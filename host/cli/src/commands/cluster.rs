@@ -34,9 +34,10 @@ pub fn executor(settings: &ExecutorSettings) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// Prints the executors the scheduler knows.
+/// Prints the executors the scheduler knows, and its jobs.
 pub fn status(scheduler: &ClusterUrl, json: bool) -> anyhow::Result<u8> {
     let executors = ldp_cluster::executors(scheduler)?;
+    let jobs = ldp_cluster::jobs(scheduler)?;
     let mut stdout = std::io::stdout().lock();
     if json {
         let list: Vec<_> = executors
@@ -45,15 +46,25 @@ pub fn status(scheduler: &ClusterUrl, json: bool) -> anyhow::Result<u8> {
                 |e| json!({"id": e.id, "host": e.host, "port": e.port, "task_slots": e.task_slots}),
             )
             .collect();
-        let doc = json!({"scheduler": scheduler.to_string(), "executors": list});
+        let job_list: Vec<_> = jobs
+            .iter()
+            .map(|j| {
+                json!({"id": j.id, "name": j.name, "status": j.status,
+                       "start_ms": j.start_ms, "end_ms": j.end_ms})
+            })
+            .collect();
+        let doc = json!({"scheduler": scheduler.to_string(), "executors": list, "jobs": job_list});
         writeln!(stdout, "{}", super::json_text(&doc)?)?;
         return Ok(0);
     }
+    let running = jobs.iter().filter(|j| j.end_ms == 0).count();
     writeln!(
         stdout,
-        "scheduler {scheduler}: {} executor{}",
+        "scheduler {scheduler}: {} executor{}, {running} job{} running, {} known",
         executors.len(),
-        if executors.len() == 1 { "" } else { "s" }
+        if executors.len() == 1 { "" } else { "s" },
+        if running == 1 { "" } else { "s" },
+        jobs.len()
     )?;
     if !executors.is_empty() {
         let rows: Vec<Vec<String>> = executors

@@ -5,40 +5,12 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::bail;
-use ldp_sql::{Session, TableName};
+use ldp_sql::{Engine, Session, TableName};
 use serde_json::json;
 
 use crate::output::cell::{Cell, cell};
 use crate::output::table;
 use crate::settings::{QuerySettings, TimeTravel};
-
-/// Where the query runs: the same tables, snapshots and SQL either way.
-enum QuerySession {
-    Local(Session),
-    Cluster(ldp_cluster::ClusterSession),
-}
-
-impl QuerySession {
-    fn register(
-        &self,
-        table: &ldp_table::Table,
-        snapshot: Option<i64>,
-        names: &[TableName],
-    ) -> anyhow::Result<()> {
-        match self {
-            QuerySession::Local(session) => session.register(table, snapshot, names)?,
-            QuerySession::Cluster(session) => session.register(table, snapshot, names)?,
-        }
-        Ok(())
-    }
-
-    fn query(&self, sql: &str, max_rows: usize) -> anyhow::Result<ldp_sql::QueryOutput> {
-        Ok(match self {
-            QuerySession::Local(session) => session.query(sql, max_rows)?,
-            QuerySession::Cluster(session) => session.query(sql, max_rows)?,
-        })
-    }
-}
 
 /// Registers the tables of the configs and runs the SQL.
 pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
@@ -60,9 +32,10 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
     for t in &tables {
         *bare_counts.entry(t.name.as_str()).or_default() += 1;
     }
-    let session = match &settings.cluster {
-        Some(url) => QuerySession::Cluster(ldp_cluster::ClusterSession::connect(url)?),
-        None => QuerySession::Local(Session::new()?),
+    // The same tables, snapshots and SQL in this process or on a cluster.
+    let session: Box<dyn Engine> = match &settings.cluster {
+        Some(url) => Box::new(ldp_cluster::ClusterSession::connect(url)?),
+        None => Box::new(Session::new()?),
     };
     let mut snapshot_read = None;
     for target in &tables {
@@ -90,7 +63,7 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
         tracing::debug!(table = %target.identifier(), ?snapshot, "registering");
         session.register(&table, snapshot, &names)?;
     }
-    let out = session.query(&settings.sql, settings.max_rows)?;
+    let out = session.query(&settings.sql, settings.max_rows, settings.timeout)?;
     let header: Vec<String> = out
         .schema
         .fields()

@@ -149,7 +149,7 @@ pub fn tick(
         Some(text) => parse_now(text)?,
         None => Timestamp::now(),
     };
-    let settings = super::workflow::run_settings(runtime, args.jobs, false, cancel);
+    let settings = super::workflow::run_settings(runtime, args.jobs, false, cancel)?;
     let result = tick_once(&args.directory, now, args.max_windows, &settings, args.json)?;
     if args.json {
         writeln!(
@@ -239,7 +239,7 @@ pub fn run_loop(
     args: &ScheduleRunArgs,
     cancel: &'static AtomicBool,
 ) -> anyhow::Result<u8> {
-    let settings = super::workflow::run_settings(runtime, args.jobs, false, cancel);
+    let settings = super::workflow::run_settings(runtime, args.jobs, false, cancel)?;
     let every = args.every_minutes.saturating_mul(60_000);
     let mut ticks = 0u64;
     let mut last;

@@ -39,7 +39,7 @@ pub fn run(
 ) -> anyhow::Result<u8> {
     let workflow = ldp_config::load_workflow(&args.file, false)?;
     let window = workflow.parse_window(&args.window, jiff::Timestamp::now())?;
-    let settings = run_settings(runtime, args.jobs, false, cancel);
+    let settings = run_settings(runtime, args.jobs, false, cancel)?;
     let result = run_workflow(&workflow, window, &settings, None)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -66,14 +66,18 @@ pub fn run_settings(
     jobs: Option<usize>,
     replace: bool,
     cancel: &'static AtomicBool,
-) -> RunSettings {
+) -> Result<RunSettings, crate::settings::SettingsError> {
     let mut settings = RunSettings::new(runtime);
     if let Some(jobs) = jobs {
         settings.jobs = jobs;
     }
     settings.replace = replace;
     settings.cancel = Some(cancel);
-    settings
+    // `sql` tasks run on the cluster `LDP_CLUSTER` names, if any.
+    let cluster = std::env::var("LDP_CLUSTER").ok();
+    settings.engine =
+        crate::settings::cluster_setting(cluster.as_deref())?.map(ldp_cluster::cluster_engine);
+    Ok(settings)
 }
 
 /// The text of a workflow run: the header (`workflow W  run R  window A/B`), the task table,

@@ -30,6 +30,8 @@ pub struct Context {
     pub timeout: Duration,
     /// The most memory a query may hold.
     pub memory_limit: Option<usize>,
+    /// Where queries run, when not in this process.
+    pub engine: Option<ldp_sql::EngineFactory>,
     /// For `run_transform`.
     pub runtime: Runtime,
 }

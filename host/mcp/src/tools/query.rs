@@ -31,9 +31,11 @@ pub(super) fn run(
     noted: &mut Noted,
 ) -> Result<Value, ToolError> {
     let started = Instant::now();
-    let session = context.lake.session(context.memory_limit)?;
+    let session = context
+        .lake
+        .session(context.memory_limit, context.engine.as_ref())?;
     let out = session
-        .query_within(sql, max_rows, context.timeout)
+        .query(sql, max_rows, Some(context.timeout))
         .map_err(ToolError::of_sql)?;
     let rows = values::rows(&out.batches);
     let truncated = out.total_rows > rows.len() as u64;

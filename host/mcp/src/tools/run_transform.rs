@@ -23,13 +23,15 @@ pub(super) fn call(
     let n = count(arguments, "n", 20, context.max_rows)?;
     let spec = ldp_config::parse_transform(0, &json!({"js": js, "name": "agent"}))
         .map_err(ToolError::arguments)?;
-    let session = context.lake.session(context.memory_limit)?;
+    let session = context
+        .lake
+        .session(context.memory_limit, context.engine.as_ref())?;
     let sql = format!(
         "SELECT * FROM \"{}\".\"{}\" LIMIT {n}",
         served.target.namespace, served.target.name
     );
     let input = session
-        .query_within(&sql, n, context.timeout)
+        .query(&sql, n, Some(context.timeout))
         .map_err(ToolError::of_sql)?;
     let base = std::env::temp_dir();
     let sample = ldp_pipeline::transform::sample_batches(

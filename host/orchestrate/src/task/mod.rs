@@ -34,6 +34,8 @@ pub(crate) struct TaskRun<'a> {
     pub attempt: u64,
     pub search_since_ms: i64,
     pub cancel: Option<&'static AtomicBool>,
+    /// Where a `sql` task's query runs (`None`: this process).
+    pub engine: Option<&'a ldp_sql::EngineFactory>,
 }
 
 impl TaskRun<'_> {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use ldp_config::workflow::{SqlQuery, SqlTask, TaskKind, sql_identifier};
 use ldp_config::{Config, Document, Format};
 use ldp_pipeline::{EventContext, Job, ProvidedBatches, RunOptions, Staging, TargetTable};
-use ldp_sql::{Session, TableName};
+use ldp_sql::{Engine, Session, TableName};
 use serde_json::{Map, Value, json};
 
 use super::{Attempt, TaskRun};
@@ -119,7 +119,10 @@ fn model_config(run: &TaskRun<'_>, sql: &SqlTask, query: &str) -> ldp_pipeline::
 fn evaluate(run: &TaskRun<'_>, query: &str) -> Result<ProvidedBatches, Box<Attempt>> {
     let sql_error =
         |e: ldp_sql::Error| Box::new(Attempt::failed("SqlError", format!("{e:#}"), false));
-    let session = Session::new().map_err(sql_error)?;
+    let session: Box<dyn Engine> = match run.engine {
+        Some(make) => make.open().map_err(sql_error)?,
+        None => Box::new(Session::new().map_err(sql_error)?),
+    };
     let tables = workflow_tables(run);
     let mut bare: BTreeMap<&str, usize> = BTreeMap::new();
     for table in tables.values() {
@@ -135,7 +138,7 @@ fn evaluate(run: &TaskRun<'_>, query: &str) -> Result<ProvidedBatches, Box<Attem
         }
         session.register(&loaded, None, &names).map_err(sql_error)?;
     }
-    let out = session.query(query, usize::MAX).map_err(|e| {
+    let out = session.query(query, usize::MAX, None).map_err(|e| {
         Box::new(Attempt::failed(
             "SqlError",
             format!("task '{}': {e:#}", run.task.id),
