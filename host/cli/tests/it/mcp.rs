@@ -16,7 +16,7 @@ use super::{files_under, stderr};
 const SETUP: &str = "run scripts/test, or: .venv/bin/pip install 'mcp==1.22.0'";
 
 /// The restaurant's orders for two nights, and a table of dishes to join them with.
-fn lake() -> tempfile::TempDir {
+pub(super) fn lake() -> tempfile::TempDir {
     let dir = workdir();
     let out = in_dir(
         dir.path(),
@@ -47,7 +47,7 @@ fn lake() -> tempfile::TempDir {
 }
 
 /// Runs the calls through the Python client; the session's document.
-fn session(dir: &Path, calls: &Value, args: &[&str]) -> Value {
+pub(super) fn session(dir: &Path, calls: &Value, args: &[&str]) -> Value {
     let python = super::interop::python();
     let check = Command::new(&python).args(["-c", "import mcp"]).output();
     assert!(

@@ -16,13 +16,13 @@ use super::{rides, stderr, stdout};
 const SETUP: &str = "run scripts/test, or: .venv/bin/pip install 'moto[server]==5.2.5'";
 
 /// A moto server on a free port of 127.0.0.1, killed on drop.
-struct Moto {
+pub(super) struct Moto {
     child: Child,
     endpoint: String,
 }
 
 impl Moto {
-    fn start() -> Moto {
+    pub(super) fn start() -> Moto {
         let python = super::interop::python();
         let server = python.with_file_name("moto_server");
         assert!(
@@ -63,7 +63,7 @@ impl Moto {
 
     /// Runs one boto3 step against the server (`mkbucket B`, `put B KEY FILE`, `get B KEY`,
     /// `keys B`, `uploads B`); its stdout.
-    fn boto(&self, args: &[&str]) -> Vec<u8> {
+    pub(super) fn boto(&self, args: &[&str]) -> Vec<u8> {
         let out = Command::new(super::interop::python())
             .args(["-c", BOTO, &self.endpoint])
             .args(args)
@@ -82,15 +82,18 @@ impl Moto {
     }
 
     /// `ldp ARGS` in `dir` with the AWS environment of this server (on the child only).
-    fn ldp(&self, dir: &Path, args: &[&str]) -> Output {
-        ldp_with(dir, args, |command| {
-            command
-                .env("AWS_ENDPOINT_URL", &self.endpoint)
-                .env("AWS_REGION", "us-east-1")
-                .env("AWS_ACCESS_KEY_ID", "testing")
-                .env("AWS_SECRET_ACCESS_KEY", "testing")
-                .env("NO_PROXY", "127.0.0.1");
-        })
+    pub(super) fn ldp(&self, dir: &Path, args: &[&str]) -> Output {
+        ldp_with(dir, args, |command| self.aws_env(command))
+    }
+
+    /// Gives `command` the AWS environment of this server.
+    pub(super) fn aws_env(&self, command: &mut Command) {
+        command
+            .env("AWS_ENDPOINT_URL", &self.endpoint)
+            .env("AWS_REGION", "us-east-1")
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("NO_PROXY", "127.0.0.1");
     }
 }
 
@@ -137,7 +140,7 @@ fn ldp_with(dir: &Path, args: &[&str], env: impl FnOnce(&mut Command)) -> Output
     command.output().expect("ldp runs")
 }
 
-fn write(dir: &Path, name: &str, config: serde_json::Value) {
+pub(super) fn write(dir: &Path, name: &str, config: serde_json::Value) {
     std::fs::write(dir.join(name), config.to_string()).unwrap();
 }
 
@@ -348,7 +351,7 @@ fn credentials_in_a_uri_and_a_warehouse_on_s3_are_refused() {
 }
 
 /// The Iceberg block of a `sql` catalog on a local SQLite file whose warehouse is on S3.
-fn s3_table_block(dir: &Path, write_mode: &str) -> serde_json::Value {
+pub(super) fn s3_table_block(dir: &Path, write_mode: &str) -> serde_json::Value {
     let uri = format!("sqlite:///{}", dir.join("catalog.db").display());
     serde_json::json!({"name": "rides", "format": "ICEBERG", "write_mode": write_mode,
         "catalog": {"type": "sql", "name": "lakecat", "namespace": "nyc", "uri": uri,
