@@ -213,8 +213,15 @@ impl ClusterSession {
 
 impl Drop for ClusterSession {
     fn drop(&mut self) {
+        // The runtime's threads are stopped before the process goes on (and may exit): a
+        // thread of Ballista's client still running while the process exits can crash it.
+        // Inside another runtime a blocking wait is not allowed, so there it is left to stop.
         if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
+            if tokio::runtime::Handle::try_current().is_ok() {
+                runtime.shutdown_background();
+            } else {
+                runtime.shutdown_timeout(Duration::from_secs(2));
+            }
         }
     }
 }
