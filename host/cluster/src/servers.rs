@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use ballista_core::config::TaskSchedulingPolicy;
 use ballista_core::extension::{
@@ -194,12 +195,39 @@ pub fn run_executor(settings: &ExecutorSettings, ready: impl FnOnce(&Path)) -> R
     };
     let runtime = runtime("ldp-executor")?;
     ready(&work_dir);
-    let outcome = runtime.block_on(start_executor_process(Arc::new(config)));
+    let config = Arc::new(config);
+    let outcome = runtime.block_on(async {
+        let mut attempt = 1;
+        loop {
+            match start_executor_process(Arc::clone(&config)).await {
+                Err(e) if attempt < REGISTRATION_ATTEMPTS && lost_registration_race(&e) => {
+                    tracing::warn!(
+                        "the scheduler could not reach this executor's gRPC port yet ({e}); \
+                         registering again"
+                    );
+                    tokio::time::sleep(Duration::from_millis(300 * u64::from(attempt))).await;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    });
     drop(temporary);
     outcome.map_err(|e| Error::Server {
         role: "executor",
         message: e.to_string(),
     })
+}
+
+/// How many times an executor registers before it gives up.
+const REGISTRATION_ATTEMPTS: u32 = 5;
+
+/// Whether a failed start is Ballista's registration race: the executor registers while its
+/// gRPC server is still starting, and the scheduler, which calls that server back to accept
+/// it, finds the port closed (a busy machine loses it). Ballista reports it only as text.
+fn lost_registration_race(e: &ballista_core::error::BallistaError) -> bool {
+    let text = e.to_string();
+    text.contains("Failed to register executor") && text.contains("Connection refused")
 }
 
 /// Ctrl-C or SIGTERM.
@@ -222,5 +250,27 @@ async fn stop_signal() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ballista_core::error::BallistaError;
+
+    use super::lost_registration_race;
+
+    /// Pins a CI failure: an executor started on a busy machine exited because the scheduler
+    /// called its gRPC port back before it listened.
+    #[test]
+    fn the_registration_race_is_told_from_other_failures() {
+        let race = BallistaError::Internal(
+            "Failed to register executor at 127.0.0.1:46441, could not connect: \
+             tonic::transport::Error(Transport, ConnectError(\"tcp connect error\", Os { code: \
+             111, kind: ConnectionRefused, message: \"Connection refused\" }))"
+                .into(),
+        );
+        assert!(lost_registration_race(&race));
+        let other = BallistaError::General("Unable to bind work dir".into());
+        assert!(!lost_registration_race(&other));
     }
 }
