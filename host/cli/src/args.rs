@@ -269,7 +269,9 @@ pub enum ClusterCommand {
     ///
     /// Example: ldp cluster executor --scheduler df://127.0.0.1:50050 --bind 127.0.0.1:50051
     Executor(ClusterExecutorArgs),
-    /// List the executors a scheduler knows.
+    /// List the executors and the jobs a scheduler knows.
+    ///
+    /// An ldp client names its jobs ldp-query-<pid>-<nanos>.
     ///
     /// Exit codes: 0 the scheduler answered, 1 it did not.
     ///
