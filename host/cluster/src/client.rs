@@ -152,25 +152,19 @@ impl ClusterSession {
 
     /// Runs one read-only query on the cluster (the local query's guard: the nesting limits,
     /// no DDL, DML or statements), keeping its first `max_rows` rows and counting the rest.
+    /// With a `limit`, the client stops waiting at it and cancels the query's jobs on the
+    /// scheduler, which stops their tasks on the executors.
     ///
     /// # Errors
     ///
-    /// As [`ldp_sql::Session::query`]; a failure on the cluster is an execution error.
-    pub fn query(&self, sql: &str, max_rows: usize) -> Result<QueryOutput> {
-        self.run(sql, max_rows, None)
-    }
-
-    /// As [`ClusterSession::query`], stopped after `limit`: the client stops waiting and
-    /// cancels the query's jobs on the scheduler, which stops their tasks on the executors.
-    ///
-    /// # Errors
-    ///
-    /// As [`ClusterSession::query`], and a timeout error when it runs longer than `limit`.
-    pub fn query_within(&self, sql: &str, max_rows: usize, limit: Duration) -> Result<QueryOutput> {
-        self.run(sql, max_rows, Some(limit))
-    }
-
-    fn run(&self, sql: &str, max_rows: usize, limit: Option<Duration>) -> Result<QueryOutput> {
+    /// As [`ldp_sql::Session::query`]; a failure on the cluster is an execution error, and a
+    /// query past its `limit` a timeout error.
+    pub fn query(
+        &self,
+        sql: &str,
+        max_rows: usize,
+        limit: Option<Duration>,
+    ) -> Result<QueryOutput> {
         let task = run(
             self.context.clone(),
             sql.to_owned(),
@@ -352,7 +346,7 @@ impl ldp_sql::Engine for ClusterSession {
         max_rows: usize,
         limit: Option<Duration>,
     ) -> ldp_sql::Result<QueryOutput> {
-        self.run(sql, max_rows, limit).map_err(into_sql)
+        ClusterSession::query(self, sql, max_rows, limit).map_err(into_sql)
     }
 }
 

@@ -1,7 +1,8 @@
 //! Where a query runs. A [`Session`] runs it in this process; a cluster session (`ldp-cluster`)
 //! runs it on a Ballista cluster. Both register the same tables at the same snapshots and give
-//! the same rows, so the callers that run SQL for a lake (`ldp query`, `ldp mcp`, a workflow's
-//! `sql` task) take an [`EngineFactory`] and never name either.
+//! the same rows, so the callers that run SQL for a lake hold a `dyn` [`Engine`]: `ldp query`
+//! picks one, and `ldp mcp` and a workflow's `sql` tasks take an [`EngineFactory`] (their
+//! crates never name the cluster).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -69,20 +70,10 @@ impl EngineFactory {
     pub fn open(&self) -> Result<Box<dyn Engine>> {
         (self.make)()
     }
-
-    /// Its name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
 }
 
 impl std::fmt::Debug for EngineFactory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("EngineFactory").field(&self.name).finish()
     }
-}
-
-/// The factory of local sessions ([`Session::new`]).
-pub fn local_engine() -> EngineFactory {
-    EngineFactory::new("local", || Ok(Box::new(Session::new()?) as Box<dyn Engine>))
 }

@@ -48,7 +48,7 @@ mod pruning;
 mod session;
 mod value_cap;
 
-pub use engine::{Engine, EngineFactory, local_engine};
+pub use engine::{Engine, EngineFactory};
 pub use error::{Error, Result};
 pub use guard::{MAX_SQL_CHARS, check_read_only};
 pub use nesting::{MAX_NESTING, MAX_SET_OPERATIONS, check_nesting};
