@@ -23,7 +23,8 @@
 //! * [`ObjectStorage::read`], [`ObjectStorage::read_range`], [`ObjectStorage::write`],
 //!   [`ObjectStorage::size`] and [`ObjectStorage::delete`] serve Iceberg tables whose warehouse
 //!   is on `s3://` (`ldp-table`'s iceberg storage); [`bucket_store`] gives a bucket's store to
-//!   DataFusion for `ldp query`.
+//!   DataFusion for `ldp query`; [`ObjectStorage::list`] lists the objects under a folder
+//!   ([`ListedObject`]: URI, size, last modification) for orphan file detection.
 //!
 //! The host is synchronous: each [`ObjectStorage`] owns a current-thread tokio runtime that
 //! drives its requests, and runs them on a helper thread when the caller is itself inside a
@@ -46,6 +47,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod list;
 mod uri;
 
 use std::future::Future;
@@ -58,6 +60,7 @@ use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 
 pub use error::{Error, ErrorKind, Result};
+pub use list::ListedObject;
 pub use uri::{ObjectUri, is_object_uri, scheme_of};
 
 /// The size of each part of a multipart upload, and the size above which a file is uploaded

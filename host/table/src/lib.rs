@@ -17,6 +17,12 @@
 //!   a failed or abandoned write deletes every file it wrote.
 //! * [`expire_snapshots`]: snapshot expiry (`ldp maintain --expire`) that keeps every
 //!   branch and tag head, `main`'s last snapshots and the idempotency floor ([`expire`]).
+//! * [`remove_orphans`]: orphan file detection and removal (`ldp maintain --orphans`): files
+//!   under the table location that no metadata version within reach names, older than the age
+//!   cut, failing closed when the current metadata's files cannot be enumerated.
+//! * [`compact`]: small data files rewritten near a target size, optionally sorted, in one
+//!   `replace` snapshot that also merges the manifests (`ldp maintain --compact`);
+//!   [`rewrite_manifests`] merges the manifests alone.
 //! * [`apply_commit`]: the pointer-swap commit of Iceberg requirements and updates (what an
 //!   Iceberg REST catalog's commit does), and [`create_table`] from an Iceberg table creation.
 //! * Reading back: [`Table::snapshots`], [`Table::data_files`], [`Table::read_all`].
@@ -56,6 +62,7 @@ mod append;
 mod apply;
 mod catalog_commit;
 mod commit;
+mod compact;
 mod create;
 mod deferred;
 mod error;
@@ -64,6 +71,8 @@ pub mod expire;
 mod files;
 mod io;
 pub mod location;
+mod manifests;
+mod orphans;
 mod overwrite;
 mod partition;
 mod read;
@@ -80,6 +89,7 @@ mod writer;
 pub use append::Append;
 pub use apply::apply_commit;
 pub use commit::{CommitResult, RetryPolicy};
+pub use compact::{CompactOptions, CompactReport, SMALL_FILE_FRACTION, compact};
 pub use create::{FORMAT_VERSION_PROPERTY, create_from_updates, create_table, stage_table};
 pub use error::{Error, ErrorKind, Result};
 pub use evolve::{Evolution, evolve, new_columns, refuse_new_columns};
@@ -89,6 +99,12 @@ pub use iceberg::spec::Transform;
 /// take them (with serde in the REST catalog's JSON shape).
 pub use iceberg::{TableCreation, TableRequirement, TableUpdate};
 pub use io::is_object_location;
+pub use manifests::{ManifestRewriteReport, rewrite_manifests};
+pub use orphans::{
+    DEFAULT_KEEP_METADATA_VERSIONS, DEFAULT_ORPHAN_AGE_HOURS, MAX_RECHECKS, MIN_APPLY_AGE_HOURS,
+    OrphanFailure, OrphanOptions, OrphanReport, OrphanStats, normalize_location, referenced_files,
+    remove_orphans,
+};
 pub use overwrite::Overwrite;
 pub use partition::PartitionColumn;
 pub use read::{SnapshotInfo, civil_from_days, utc_millis_text};

@@ -2,9 +2,11 @@
 
 mod apply;
 mod common;
+mod compact;
 mod concurrency;
 mod expire;
 mod failures;
+mod orphans;
 mod pyiceberg;
 mod table_commits;
 mod upsert;
