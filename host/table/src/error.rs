@@ -312,6 +312,18 @@ pub enum Error {
         /// Tries used.
         attempts: u32,
     },
+    /// A file being compacted was removed by another writer (an overwrite or upsert) before
+    /// the compaction committed; nothing was committed and its files are deleted.
+    #[error(
+        "another writer replaced {file} of {table} while it was being compacted; nothing was \
+         committed: run the compaction again"
+    )]
+    CompactionConflict {
+        /// `ns.t`.
+        table: String,
+        /// A compacted file no longer live.
+        file: String,
+    },
     /// The Iceberg library failed.
     #[error("{table}: {context}: {source}")]
     Iceberg {
@@ -343,7 +355,8 @@ impl Error {
             Error::RetriesExhausted { .. }
             | Error::RequirementFailed { .. }
             | Error::RefConflict { .. }
-            | Error::ExpiryConflict { .. } => ErrorKind::CommitConflict,
+            | Error::ExpiryConflict { .. }
+            | Error::CompactionConflict { .. } => ErrorKind::CommitConflict,
             Error::Fenced { .. } => ErrorKind::Fenced,
             Error::SnapshotNotFound { .. }
             | Error::NoSnapshotAsOf { .. }
