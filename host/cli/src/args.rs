@@ -4,6 +4,10 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+mod maintain;
+
+pub use maintain::MaintainArgs;
+
 /// ldp: Iceberg tables on a laptop that behave like production.
 ///
 /// Every source, transform, quality check and sink is a WebAssembly plugin that runs in a
@@ -136,6 +140,20 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Keep a table healthy: expire old snapshots, remove orphan files, compact small files and
+    /// merge manifests (a dry run unless --apply).
+    ///
+    /// Works on the config's Iceberg target, else its source. With none of --expire,
+    /// --orphans, --compact and --rewrite-manifests, expiry (7 days) and orphan removal run, as
+    /// in the Python tool. Expiry keeps the current snapshot, every branch and tag head, main's
+    /// last --retain-last snapshots and every snapshot whose idempotency key is inside the
+    /// table's horizon. Orphans are files under the table location that no metadata references
+    /// and older than --orphan-age-hours. The operations run in the order compaction, manifest
+    /// rewrite, expiry, orphans; a failed one stops the rest, so nothing is deleted after a
+    /// failed commit. Exit 1 when a file could not be deleted. See docs/maintenance.md.
+    ///
+    /// Example: ldp maintain daily.json --compact --expire 7 --orphans --apply
+    Maintain(MaintainArgs),
     /// Run SQL (DataFusion) over the Iceberg tables of one or more configs.
     ///
     /// With one config file, the table is named after target.name. With a folder of configs,
@@ -677,7 +695,7 @@ pub enum WorkflowCommand {
     /// The whole workflow is planned first; a problem anywhere and no task runs (exit 1). Then
     /// each task runs with the window: a pipeline task as a staged run under its idempotency
     /// key (a second run of the window skips what published, without reading its source), a
-    /// sql task by DataFusion into its Iceberg table, a maintain task's snapshot expiry (a dry
+    /// sql task by DataFusion into its Iceberg table, a maintain task as ldp maintain (a dry
     /// run unless apply). Up to --jobs tasks that do not depend on each other run at once;
     /// two tasks that write one table never do. A failed or blocked task marks the tasks that
     /// depend on it upstream_failed, and the others still run. A task that fails with an error

@@ -1,6 +1,10 @@
 //! Validated settings ("high-level" arguments): everything the command line says, checked and
 //! resolved before any work starts.
 
+mod maintain;
+
+pub use maintain::MaintainSettings;
+
 use crate::args::{
     Cli, ClusterCommand, Command, DemoArgs, ModeArg, PlanArgs, PluginsCommand, QueryArgs, RunArgs,
     RunCmdArgs, RunOutput, RunsArgs, TransformCommand, TransformTestArgs,
@@ -133,6 +137,8 @@ pub enum Task {
         /// JSON output.
         json: bool,
     },
+    /// `ldp maintain`.
+    Maintain(MaintainSettings),
     /// `ldp query`.
     Query(QuerySettings),
     /// `ldp pipelines`.
@@ -398,6 +404,7 @@ impl Settings {
                 json,
             },
             Command::Snapshots { config, json } => Task::Snapshots { config, json },
+            Command::Maintain(args) => Task::Maintain(maintain::settings(args)?),
             Command::Query(args) => Task::Query(query_settings(args)?),
             Command::Pipelines { json } => Task::Pipelines { json },
             Command::Plugins(args) => match args.command {

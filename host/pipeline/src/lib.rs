@@ -38,6 +38,7 @@ mod file_target;
 mod job;
 pub mod lake;
 mod lock;
+pub mod maintain;
 mod object;
 mod plugin_file;
 pub mod quality;

@@ -7,6 +7,7 @@ mod cluster;
 mod commits;
 mod datasets;
 mod demo;
+mod maintain;
 mod pipelines;
 mod plan;
 mod plugins;
@@ -52,6 +53,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
             json,
         } => commits::run(config, key.as_deref(), *branches, *json),
         Task::Snapshots { config, json } => snapshots::run(config, *json),
+        Task::Maintain(settings) => maintain::run(settings),
         Task::Query(query) => query::run(query),
         Task::Pipelines { json } => pipelines::run(*json),
         Task::PluginsList { json } => plugins::list(&runtime()?, *json),

@@ -19,6 +19,7 @@ mod hostile_names;
 mod interop;
 mod killed_runs;
 mod languages;
+mod maintain;
 mod many_hosts;
 mod mcp;
 mod network;

@@ -8,15 +8,18 @@
 //! workflow file; `expire` (days, a number from 0), `orphans` (bool), `apply` (bool, false = a
 //! dry run), `retain_last` (a whole number from 1), `orphan_age_hours` (a number from 0) and
 //! `keep_metadata_versions` (a whole number from 0) are the options of `ldp maintain` written
-//! with `_` for `-`. A maintain task changes no data.
+//! with `_` for `-`, as in the Python tool. ldp adds `compact` (bool), `target_file_size`
+//! (bytes, a whole number from 1; default 128 MiB), `sort_by` (a list of column names; needs
+//! `compact`), `rewrite_manifests` (bool) and `allow_recent` (bool). A maintain task changes no
+//! rows: compaction rewrites files, never their data.
 
 use serde_json::Value;
 
 use crate::problems::{Problems, as_number, as_whole, non_blank};
 use crate::repr::repr;
 
-/// The keys of a maintain task, in the Python tool's order.
-pub const MAINTAIN_KEYS: [&str; 7] = [
+/// The keys of a maintain task: the Python tool's, in its order, then ldp's.
+pub const MAINTAIN_KEYS: [&str; 12] = [
     "config",
     "expire",
     "orphans",
@@ -24,6 +27,11 @@ pub const MAINTAIN_KEYS: [&str; 7] = [
     "retain_last",
     "orphan_age_hours",
     "keep_metadata_versions",
+    "compact",
+    "target_file_size",
+    "sort_by",
+    "rewrite_manifests",
+    "allow_recent",
 ];
 
 /// The value of a `maintain` task.
@@ -43,6 +51,16 @@ pub struct MaintainTask {
     pub orphan_age_hours: Option<f64>,
     /// Metadata files to keep.
     pub keep_metadata_versions: Option<u64>,
+    /// Compact small data files.
+    pub compact: bool,
+    /// The size compaction writes files to (bytes).
+    pub target_file_size: Option<u64>,
+    /// Columns compaction sorts the rows by.
+    pub sort_by: Vec<String>,
+    /// Merge the data manifests.
+    pub rewrite_manifests: bool,
+    /// Allow deleting orphans younger than 24 hours.
+    pub allow_recent: bool,
 }
 
 /// Checks the value of a `maintain` task at `at` (`tasks[2].maintain`).
@@ -112,6 +130,17 @@ pub(super) fn check_maintain(
     };
     let orphans = flag(problems, "orphans");
     let apply = flag(problems, "apply");
+    let compact = flag(problems, "compact");
+    let rewrite_manifests = flag(problems, "rewrite_manifests");
+    let allow_recent = flag(problems, "allow_recent");
+    let target_file_size = whole(problems, "target_file_size", 1);
+    let sort_by = sort_columns(problems, map.get("sort_by"), at);
+    if !compact && (target_file_size.is_some() || !sort_by.is_empty()) {
+        problems.add(
+            at,
+            "'target_file_size' and 'sort_by' are options of compaction: add \"compact\": true",
+        );
+    }
     if problems.len() > before {
         return None;
     }
@@ -123,7 +152,35 @@ pub(super) fn check_maintain(
         retain_last,
         orphan_age_hours,
         keep_metadata_versions,
+        compact,
+        target_file_size,
+        sort_by,
+        rewrite_manifests,
+        allow_recent,
     })
+}
+
+/// `sort_by`: a list of non-blank column names.
+fn sort_columns(problems: &mut Problems, value: Option<&Value>, at: &str) -> Vec<String> {
+    let Some(value) = value else {
+        return Vec::new();
+    };
+    let columns: Option<Vec<String>> = value.as_array().and_then(|items| {
+        items
+            .iter()
+            .map(|item| non_blank(item).map(str::to_owned))
+            .collect()
+    });
+    match columns {
+        Some(columns) if !columns.is_empty() => columns,
+        _ => {
+            problems.add(
+                &format!("{at}.sort_by"),
+                format!("must be a list of column names, got {}", repr(value)),
+            );
+            Vec::new()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -161,7 +218,7 @@ mod tests {
                             "keep_metadata_versions": 1.5, "orphans": "yes", "apply": null, "dry": 1}))
             .unwrap_err(),
             [
-                "tasks[0].maintain: has unknown keys ['dry']; allowed: ['config', 'expire', 'orphans', 'apply', 'retain_last', 'orphan_age_hours', 'keep_metadata_versions']",
+                "tasks[0].maintain: has unknown keys ['dry']; allowed: ['config', 'expire', 'orphans', 'apply', 'retain_last', 'orphan_age_hours', 'keep_metadata_versions', 'compact', 'target_file_size', 'sort_by', 'rewrite_manifests', 'allow_recent']",
                 "tasks[0].maintain.config: is required: the path of a dataset config with an Iceberg table",
                 "tasks[0].maintain.expire: must be a number from 0, got -1",
                 "tasks[0].maintain.orphan_age_hours: must be a number from 0, got 'x'",
@@ -170,6 +227,32 @@ mod tests {
                 "tasks[0].maintain.orphans: must be true or false, got 'yes'",
                 "tasks[0].maintain.apply: must be true or false, got None",
             ]
+        );
+        assert_eq!(
+            maintain(json!({"config": "a.json", "sort_by": ["id"], "compact": 1})).unwrap_err(),
+            [
+                "tasks[0].maintain.compact: must be true or false, got 1",
+                "tasks[0].maintain: 'target_file_size' and 'sort_by' are options of compaction: add \"compact\": true",
+            ]
+        );
+        let task = maintain(
+            json!({"config": "a.json", "compact": true, "sort_by": ["day", "id"],
+                                   "target_file_size": 1024, "orphans": true}),
+        )
+        .expect("valid");
+        assert_eq!(
+            (
+                task.compact,
+                task.sort_by.clone(),
+                task.target_file_size,
+                task.orphans
+            ),
+            (
+                true,
+                vec!["day".to_string(), "id".to_string()],
+                Some(1024),
+                true
+            )
         );
         assert_eq!(
             maintain(json!({"config": "a.json", "expire": true})).unwrap_err(),

@@ -22,11 +22,17 @@ fn now() -> Timestamp {
     "2026-08-05T01:30:00Z".parse().expect("now")
 }
 
-/// The Python tool's kind lists, with ldp's `sql` kind.
+/// The Python tool's kind lists, with ldp's `sql` kind, and its maintain task keys with ldp's
+/// compaction and manifest keys.
 fn with_sql(text: &str) -> String {
     text.replace(
         "['pipeline', 'maintain', 'dbt']",
         "['pipeline', 'maintain', 'dbt', 'sql']",
+    )
+    .replace(
+        "'orphan_age_hours', 'keep_metadata_versions']",
+        "'orphan_age_hours', 'keep_metadata_versions', 'compact', 'target_file_size', 'sort_by', \
+         'rewrite_manifests', 'allow_recent']",
     )
 }
 
