@@ -8,6 +8,9 @@
 //! and `removed-*` counts (only when positive), every `total-*` (previous total + added −
 //! removed), and the caller's properties.
 //!
+//! Manifests of the base that list no live file (only entries marked deleted) are not carried
+//! into the new snapshot.
+//!
 //! Every file written is tracked in a [`Staged`]; unless the commit succeeds, they are deleted.
 
 use std::collections::{BTreeMap, HashMap};
@@ -250,7 +253,7 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
             Error::iceberg(table, format!("cannot write the manifest {path}"), source)
         })?);
     }
-    manifests.extend(plan.kept);
+    manifests.extend(plan.kept.into_iter().filter(lists_live_files));
 
     let list_path = manifest_list_file(location, snapshot_id, &commit_uuid);
     let list_output = output(base, &list_path)?;
@@ -321,6 +324,17 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
         commit,
         files,
     })
+}
+
+/// Whether a manifest carried over lists a live (added or existing) file. A manifest that only
+/// marks files deleted belongs to the snapshot that deleted them and is not carried into the
+/// next one (as Iceberg's own writers do): the files it names then become orphans once no
+/// snapshot or kept metadata version reaches them. Unknown counts are taken as live.
+fn lists_live_files(manifest: &ManifestFile) -> bool {
+    match (manifest.added_files_count, manifest.existing_files_count) {
+        (Some(added), Some(existing)) => added + existing > 0,
+        _ => true,
+    }
 }
 
 /// `schema` with the id the metadata gives it: an identical schema's id, else one above the

@@ -246,3 +246,49 @@ fn manifests_are_merged_without_touching_data_files() {
     let again = rewrite_manifests(&w.catalog, &mut table, true).unwrap();
     assert!(!again.committed);
 }
+
+/// The files a compaction replaced stop being referenced once the snapshots that read them are
+/// expired and the next commit has dropped the compaction's manifest of deleted entries: then
+/// orphan removal reclaims them, and the table still reads.
+#[test]
+fn compacted_files_are_reclaimed_after_expiry() {
+    let w = Warehouse::new();
+    let mut table = appended(&w, 8, 10);
+    let old: Vec<String> = table.data_file_paths(None).unwrap();
+    compact(&w.catalog, &mut table, &apply()).unwrap();
+    let files = write(&table, &[rides(1_000, 5)]);
+    Append::new(files).commit(&w.catalog, &mut table).unwrap();
+    let expire = ldp_table::ExpireOptions {
+        older_than_days: 0.0,
+        retain_last: 1,
+        apply: true,
+    };
+    let now = i64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap()
+        + 1_000;
+    let expired = ldp_table::expire_snapshots(&w.catalog, &mut table, &expire, now).unwrap();
+    assert_eq!(expired.snapshots_after, 1, "{expired:?}");
+    let options = ldp_table::OrphanOptions {
+        older_than_hours: 0.0,
+        keep_metadata_versions: 0,
+        apply: true,
+        allow_recent: true,
+        warehouse: None,
+    };
+    let report = ldp_table::remove_orphans(&w.catalog, &table, &options, now).unwrap();
+    for path in &old {
+        assert!(
+            report.deleted.contains(path),
+            "{path} not reclaimed: {report:?}"
+        );
+    }
+    let table = Table::load(&w.catalog, CATALOG, "rides").unwrap();
+    let mut expected: Vec<i64> = (0..80).collect();
+    expected.extend(1_000..1_005);
+    assert_eq!(ids(&table.read_all(None).unwrap()), expected);
+}
