@@ -619,3 +619,88 @@ fn a_postgres_catalog_with_an_s3_warehouse_is_shared_by_two_working_folders() {
         assert!(!host.path().join("team").exists());
     }
 }
+
+/// `ldp maintain` on a table whose warehouse is on S3: the bucket is listed for orphans (a stray
+/// object is found, then deleted), compaction rewrites the files in the bucket, and the table
+/// still reads every row.
+#[test]
+fn maintain_lists_and_compacts_a_table_on_s3() {
+    let moto = Moto::start();
+    let dir = tempfile::tempdir().unwrap();
+    moto.boto(&["put", "lake", "drops/rides.csv", rides().to_str().unwrap()]);
+    write(
+        dir.path(),
+        "load.json",
+        serde_json::json!({"identifier": "rides", "metadata": {
+            "source": {"name": "rides", "format": "CSV", "path": "s3://lake/drops/rides.csv"},
+            "target": s3_table_block(dir.path(), "append")}}),
+    );
+    for _ in 0..3 {
+        let out = moto.ldp(dir.path(), &["run", "load.json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    moto.boto(&[
+        "put",
+        "lake",
+        "wh/nyc/rides/data/stray.parquet",
+        rides().to_str().unwrap(),
+    ]);
+    let json = |out: Output| -> serde_json::Value {
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let plan = json(moto.ldp(
+        dir.path(),
+        &[
+            "maintain",
+            "load.json",
+            "--orphans",
+            "--orphan-age-hours",
+            "0",
+            "--json",
+        ],
+    ));
+    assert_eq!(
+        plan["orphans"]["orphans"],
+        serde_json::json!(["s3://lake/wh/nyc/rides/data/stray.parquet"]),
+        "{plan:#}"
+    );
+    assert!(
+        plan["orphans"]["stats"]["referenced"].as_u64().unwrap() > 3,
+        "{plan:#}"
+    );
+
+    let done = json(moto.ldp(
+        dir.path(),
+        &[
+            "maintain",
+            "load.json",
+            "--compact",
+            "--orphans",
+            "--orphan-age-hours",
+            "0",
+            "--allow-recent",
+            "--apply",
+            "--json",
+        ],
+    ));
+    assert_eq!(done["compact"]["committed"], true, "{done:#}");
+    assert_eq!(done["compact"]["files_after"], 1, "{done:#}");
+    assert_eq!(
+        done["orphans"]["deleted"],
+        serde_json::json!(["s3://lake/wh/nyc/rides/data/stray.parquet"]),
+        "{done:#}"
+    );
+    assert!(!moto.keys().iter().any(|k| k.ends_with("stray.parquet")));
+    let out = moto.ldp(
+        dir.path(),
+        &[
+            "query",
+            "load.json",
+            "SELECT count(*) AS n FROM rides",
+            "--json",
+        ],
+    );
+    let doc = json(out);
+    assert_eq!(doc["rows"][0]["n"], 60, "{doc}");
+}

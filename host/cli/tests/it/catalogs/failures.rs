@@ -179,6 +179,42 @@ fn a_rest_catalog_that_refuses_fails_cleanly() {
     );
 }
 
+/// `ldp maintain --apply` against a catalog that refuses writes (a read-only `ldp catalog
+/// serve`): exit 1 naming the catalog, no commit, no file deleted and none left behind, though
+/// orphan removal was asked for with every age allowed.
+#[test]
+fn maintain_on_a_read_only_catalog_changes_nothing() {
+    let mut lake = Lake::new(Kind::Serve, "maintain");
+    let config = lake.config("rides", "data/rides.csv", json!({}));
+    lake.ok(&["run", &config]);
+    lake.ok(&["run", &config]);
+    let files_before = lake.data_files("rides");
+    let snapshots_before = lake.snapshots(&config).len();
+
+    let (read_only, _server) = lake.serve(&["--read-only"]);
+    lake.catalog["uri"] = read_only.clone().into();
+    let refused = lake.config("refused", "data/rides.csv", json!({"name": "rides"}));
+    let out = lake.ldp(&[
+        "maintain",
+        &refused,
+        "--compact",
+        "--orphans",
+        "--orphan-age-hours",
+        "0",
+        "--allow-recent",
+        "--apply",
+    ]);
+    let text = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&read_only) && text.contains("read-only"),
+        "{text}"
+    );
+    assert!(!text.contains(SERVE_TOKEN), "{text}");
+    assert_eq!(lake.data_files("rides"), files_before);
+    assert_eq!(lake.snapshots(&config).len(), snapshots_before);
+}
+
 /// A `glue` catalog whose endpoint nobody serves: exit 1 naming the endpoint, the secret key
 /// never printed, nothing written to the bucket.
 #[test]
