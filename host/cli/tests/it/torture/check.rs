@@ -13,7 +13,9 @@ use crate::{ldp, stderr};
 /// row of it read (columns `id` and `v`: every data file opened) and summed per `v`; the data
 /// files every snapshot's manifests reference and how many are missing; the Parquet files under
 /// the table's `data/` that no snapshot references (orphans; every one of them when the table
-/// does not exist); its branches other than `main`; and the catalog's tables without rows.
+/// does not exist); its branches other than `main`; the catalog's tables without rows; and how
+/// many snapshots do not read back (every snapshot is scanned: an error, or not its
+/// `total-records` rows).
 const CHECKER: &str = r#"
 import json, os, sys
 from pyiceberg.catalog.sql import SqlCatalog
@@ -29,7 +31,7 @@ def check(req):
     w, name, ns, table = req["warehouse"], req["catalog"], req["namespace"], req["table"]
     out = {"exists": False, "rows": 0, "groups": {}, "distinct_ids": 0, "snapshots": 0,
            "referenced": 0, "missing": 0, "orphans": 0, "branches": [], "tables": [],
-           "empty_tables": [], "error": None}
+           "empty_tables": [], "unreadable_snapshots": 0, "error": None}
     db = os.path.join(w, f"{name}_catalog.db")
     data = os.path.join(w, ns, table, "data")
     if not os.path.exists(db):
@@ -60,6 +62,13 @@ def check(req):
         out["referenced"] = len(referenced)
         out["missing"] = sum(1 for p in referenced if not os.path.exists(p))
         out["orphans"] = len(parquet_under(os.path.join(local(t.metadata.location), "data")) - referenced)
+        for snap in t.metadata.snapshots:
+            try:
+                read = t.scan(snapshot_id=snap.snapshot_id, selected_fields=("id",)).to_arrow().num_rows
+                if read != int(snap.summary.get("total-records") or 0):
+                    out["unreadable_snapshots"] += 1
+            except Exception:
+                out["unreadable_snapshots"] += 1
         rows = t.scan(selected_fields=("id", "v")).to_arrow()
         out["rows"] = rows.num_rows
         if rows.num_rows:
@@ -108,6 +117,8 @@ pub(super) struct State {
     pub orphans: usize,
     pub branches: Vec<String>,
     pub empty_tables: Vec<String>,
+    /// Snapshots pyiceberg cannot read back whole.
+    pub unreadable_snapshots: usize,
     /// pyiceberg could not load or read the table.
     pub error: Option<String>,
 }
@@ -118,6 +129,12 @@ impl State {
     pub fn unreadable(&self) -> Option<String> {
         if let Some(error) = &self.error {
             return Some(format!("pyiceberg cannot read it: {error}"));
+        }
+        if self.unreadable_snapshots > 0 {
+            return Some(format!(
+                "{} snapshot(s) do not read back their rows",
+                self.unreadable_snapshots
+            ));
         }
         (self.missing > 0).then(|| {
             format!(
@@ -190,6 +207,7 @@ impl Checker {
             orphans: count("orphans") as usize,
             branches: names("branches"),
             empty_tables: names("empty_tables"),
+            unreadable_snapshots: count("unreadable_snapshots") as usize,
             error: doc["error"].as_str().map(String::from),
         }
     }

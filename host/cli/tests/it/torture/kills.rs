@@ -229,6 +229,8 @@ struct Trial {
     rerun_status: String,
     rerun_ms: u64,
     after: State,
+    /// Orphan data files left after `ldp maintain --orphans --apply`.
+    orphans_after_maintain: usize,
     staging_branches: usize,
     /// Branches a run killed before staging its write left at a publish of `main`.
     unstaged_branches: usize,
@@ -250,6 +252,7 @@ impl Trial {
             "empty_tables_after_kill": self.after_kill.empty_tables,
             "rerun_status": self.rerun_status, "rows_after_rerun": self.after.rows,
             "orphans_after_rerun": self.after.orphans,
+            "orphans_after_maintain": self.orphans_after_maintain,
             "staging_branches_after_rerun": self.staging_branches,
             "unstaged_branches_after_rerun": self.unstaged_branches,
             "empty_tables_after_rerun": self.after.empty_tables,
@@ -299,6 +302,7 @@ fn trial(
         after_kill: after_kill.clone(),
         rerun_status: String::new(),
         after: State::default(),
+        orphans_after_maintain: 0,
         staging_branches: 0,
         unstaged_branches: 0,
         left_table: false,
@@ -429,7 +433,55 @@ fn trial(
         }
     }
     trial.after = after;
+    sweep_orphans(&layout.config, &target, checker, &mut trial);
     trial
+}
+
+/// `ldp maintain --orphans --apply` after the re-runs, with every age allowed and no older
+/// metadata version kept (no writer runs): every orphan a kill left goes, the rows stay, and
+/// pyiceberg still reads every snapshot back.
+fn sweep_orphans(config: &Path, target: &Target, checker: &mut Checker, trial: &mut Trial) {
+    let out = crate::ldp(&[
+        "maintain",
+        config.to_str().unwrap(),
+        "--orphans",
+        "--orphan-age-hours",
+        "0",
+        "--allow-recent",
+        "--keep-metadata-versions",
+        "0",
+        "--apply",
+        "--json",
+    ]);
+    if !out.status.success() {
+        trial.violations.push(format!(
+            "ldp maintain --orphans --apply exited {:?}: {}",
+            out.status.code(),
+            crate::stderr(&out).trim_end()
+        ));
+        return;
+    }
+    let swept = checker.state(target);
+    if let Some(problem) = swept.unreadable() {
+        trial.unreadable = true;
+        trial
+            .violations
+            .push(format!("after ldp maintain --orphans --apply: {problem}"));
+    }
+    if swept.content != trial.after.content {
+        trial.lost = true;
+        trial.violations.push(format!(
+            "ldp maintain --orphans --apply changed the rows: {}",
+            difference(&swept.content, &trial.after.content)
+        ));
+    }
+    trial.orphans_after_maintain = swept.orphans;
+    if swept.orphans > 0 {
+        trial.violations.push(format!(
+            "{} orphan data file(s) left after ldp maintain --orphans --apply",
+            swept.orphans
+        ));
+    }
 }
 
 /// The trials of one write kind: a calibration run, then `LDP_TORTURE_TRIALS` kills.
@@ -511,6 +563,7 @@ fn suite(kind: Kind) {
     let doubled = count(&|t| t.doubled);
     let unreadable = count(&|t| t.unreadable);
     let orphans: usize = trials.iter().map(|t| t.after.orphans).sum();
+    let swept: usize = trials.iter().map(|t| t.orphans_after_maintain).sum();
     let branches_after_kill: usize = trials.iter().map(|t| t.after_kill.branches.len()).sum();
     let stale_branches: usize = trials.iter().map(|t| t.staging_branches).sum();
     let empty_after_kill: usize = trials.iter().map(|t| t.after_kill.empty_tables.len()).sum();
@@ -520,6 +573,7 @@ fn suite(kind: Kind) {
     let mut rows = vec![
         [
             "trial",
+            "moment",
             "kill_ms",
             "outcome",
             "rows_after_kill",
@@ -529,6 +583,7 @@ fn suite(kind: Kind) {
             "rerun",
             "rows_after",
             "orphans",
+            "swept",
             "stale_branches",
             "empty",
             "violations",
@@ -553,6 +608,7 @@ fn suite(kind: Kind) {
             t.rerun_status.clone(),
             t.after.rows.to_string(),
             t.after.orphans.to_string(),
+            t.orphans_after_maintain.to_string(),
             t.staging_branches.to_string(),
             t.after.empty_tables.len().to_string(),
             t.violations.len().to_string(),
@@ -562,7 +618,7 @@ fn suite(kind: Kind) {
         "{}: {} trials, killed {killed} (before the commit {before}, after it {after}), ended \
          before the kill {finished}; lost {lost}, doubled {doubled}, unreadable {unreadable}; \
          left: {orphans} orphan data files after the re-runs ({unkilled_orphans} after an \
-         unkilled run), {branches_after_kill} staging branches after the kills and \
+         unkilled run) and {swept} after ldp maintain --orphans --apply, {branches_after_kill} staging branches after the kills and \
          {stale_branches} after the re-runs, {empty_after_kill} empty tables after the kills and \
          {empty_after} after the re-runs; {} violations",
         kind.name(),
@@ -589,7 +645,8 @@ fn suite(kind: Kind) {
             "killed_after_commit": after, "ended_before_kill": finished,
             "lost": lost, "doubled": doubled, "unreadable": unreadable,
             "tables_left_by_killed_first_runs": tables_after_killed_first_run,
-            "orphans_after_reruns": orphans, "staging_branches_after_kills": branches_after_kill,
+            "orphans_after_reruns": orphans, "orphans_after_maintain": swept,
+            "staging_branches_after_kills": branches_after_kill,
             "stale_branches_after_reruns": stale_branches,
             "empty_tables_after_kills": empty_after_kill,
             "empty_tables_after_reruns": empty_after,
