@@ -229,6 +229,7 @@ class Bench:
     env: dict
     repeat: int
     target_file_size: str | None
+    sort_by: str | None
 
     def ldp_cmd(self, *args: str) -> list[str]:
         return [str(self.ldp), *args]
@@ -305,6 +306,8 @@ class Bench:
         cmd = ["maintain", str(cfg), "--compact", "--json"]
         if self.target_file_size:
             cmd += ["--target-file-size", self.target_file_size]
+        if self.sort_by:
+            cmd += ["--sort-by", self.sort_by]
         if apply:
             cmd.append("--apply")
         m = measure(what, self.ldp_cmd(*cmd), self.work, self.env)
@@ -563,7 +566,9 @@ def print_report(report: dict) -> None:
                    f"rewrote {r['files_rewritten']:,} files ({mb(r['bytes_rewritten'])}, "
                    f"{r['rows_rewritten']:,} rows) of {r['partitions']:,} partition(s) into "
                    f"{r['files_written']:,} ({mb(r['bytes_written'])}), target "
-                   f"{mb(r['target_file_size'])}, {r['attempts']} commit attempt(s); the dry "
+                   f"{mb(r['target_file_size'])}"
+                   + (f", sorted by {', '.join(r['sort_by'])}" if r.get("sort_by") else "")
+                   + f", {r['attempts']} commit attempt(s); the dry "
                    f"run before took {secs(v['before']['dry_run_wall_s'])}")
         out.append(f"ideal files: {ideal['ideal']:,} (ceil(bytes / {mb(ideal['target_file_size'])})"
                    + (f" over {ideal['partitions']:,} day partitions" if v["partitioned"] else
@@ -599,6 +604,9 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per query, best taken (3)")
     ap.add_argument("--target-file-size", metavar="SIZE",
                     help="passed to `ldp maintain --target-file-size` (default: ldp's, 128MB)")
+    ap.add_argument("--sort-by", metavar="COLS",
+                    help="passed to `ldp maintain --sort-by` (default: none, rows kept in the "
+                         "order compaction reads the files)")
     ap.add_argument("--partitioned", action="store_true",
                     help="also the same with two tables partitioned by day(ts): twice the "
                          "appends")
@@ -640,7 +648,8 @@ def main() -> int:
         "ldp": str(ldp), "ldp_version": ldp_version, "machine": machine(),
         "windows": args.windows, "rows": args.rows, "seed": args.seed,
         "start": f"{start:%Y-%m-%dT%H:%M:%S}", "day": str(day), "repeat": args.repeat,
-        "target_file_size_option": args.target_file_size, "work": str(work),
+        "target_file_size_option": args.target_file_size, "sort_by_option": args.sort_by,
+        "work": str(work),
         "expected_rows": expected, "targets": TARGETS, "variants": {}, "failures": [],
     }
     progress(f"{ldp_version} ({ldp}), {args.windows:,} windows x {args.rows:,} rows, "
@@ -653,7 +662,7 @@ def main() -> int:
     if args.partitioned:
         variants.append(Variant("day", "partitioned by day(ts)", True, "rides_day_appended",
                                 "rides_day_once"))
-    bench = Bench(ldp, work, env, max(1, args.repeat), args.target_file_size)
+    bench = Bench(ldp, work, env, max(1, args.repeat), args.target_file_size, args.sort_by)
     try:
         report["data"] = generate(data, args.windows, args.rows, args.seed, start)
         shutil.rmtree(warehouse, ignore_errors=True)
