@@ -15,15 +15,20 @@ steps:
                         progress line every 50 windows.
             With --partitioned, the same again into two tables partitioned by day(ts).
 3. before   `ldp maintain CONFIG --compact --json` (a dry run): live data files, manifests and
-            the plan; the two queries on the appended table and on the loaded-once one.
+            the plan; the queries on the appended table and on the loaded-once one.
 4. compact  `ldp maintain CONFIG --compact --apply --json`, timed (wall, peak RSS); then a dry
-            run again, which must find nothing left to do.
-5. after    the two queries on the compacted table.
+            run again (without --sort-by), which should find no small file left (a note if so).
+5. after    the queries on the compacted table. The queries of steps 3 and 5 take turns with
+            the same query on the loaded-once table (A B A B …), and the ratios after ÷ once
+            use the runs of step 5.
 
 The queries, each a whole `ldp query --json CONFIG SQL` process, best of --repeat:
   full scan       SELECT count(*), sum(fare), avg(distance) FROM t
   one-day filter  the same WHERE ts >= TIMESTAMP 'D 00:00:00' AND ts < TIMESTAMP 'D+1 00:00:00'
                   for the day D in the middle of the windows.
+  table open      SELECT * FROM t LIMIT 0: no data file is read, so this is the fixed cost
+                  (process, catalog, metadata file, manifest list, plan), which grows with the
+                  table's history: compaction leaves every snapshot in place.
 Their results must agree between the tables (counts exactly, sums and averages to 1e-9
 relative) and the counts with the generated rows.
 
@@ -302,11 +307,14 @@ class Bench:
             "appends_s": [round(x, 4) for x in walls],
         }
 
-    def maintain(self, what: str, cfg: Path, apply: bool) -> tuple[dict, Measure]:
+    def maintain(self, what: str, cfg: Path, apply: bool,
+                 sort: bool = True) -> tuple[dict, Measure]:
+        """`ldp maintain CFG --compact --json`, with --apply when `apply`. `sort=False` leaves
+        --sort-by out: with it every partition of several files is planned again."""
         cmd = ["maintain", str(cfg), "--compact", "--json"]
         if self.target_file_size:
             cmd += ["--target-file-size", self.target_file_size]
-        if self.sort_by:
+        if self.sort_by and sort:
             cmd += ["--sort-by", self.sort_by]
         if apply:
             cmd.append("--apply")
@@ -320,18 +328,27 @@ class Bench:
         m = measure(what, self.ldp_cmd("snapshots", str(cfg), "--json"), self.work, self.env)
         return parse_json(what, m)["snapshots"]
 
-    def query(self, what: str, cfg: Path, sql: str) -> dict:
-        runs = [measure(f"{what}.{i + 1}", self.ldp_cmd("query", "--json", str(cfg), sql),
-                        self.work, self.env) for i in range(self.repeat)]
+    def queries(self, *cases: tuple[str, Path, str]) -> list[dict]:
+        """Each case (what, config, SQL) --repeat times, the cases taking turns (A B A B …) so
+        that a change in the machine's load falls on both; the best run of each."""
+        runs: list[list[Measure]] = [[] for _ in cases]
+        for i in range(self.repeat):
+            for n, (what, cfg, sql) in enumerate(cases):
+                runs[n].append(measure(f"{what}.{i + 1}", self.ldp_cmd(
+                    "query", "--json", str(cfg), sql), self.work, self.env))
+        return [self.summary(what, r) for (what, _, _), r in zip(cases, runs)]
+
+    @staticmethod
+    def summary(what: str, runs: list[Measure]) -> dict:
         best = min(runs, key=lambda m: m.wall_s)
         doc = parse_json(what, best)
-        row = doc["rows"][0]
+        rows = doc.get("rows") or []
         return {"wall_s": round(best.wall_s, 4),
                 "peak_rss_mb": round(max(m.peak_rss_mb for m in runs), 1),
                 "runs_s": [round(m.wall_s, 4) for m in runs],
                 "files_scanned": doc.get("files_scanned"),
-                "result": {"n": row["n"], "fare_sum": row["fare_sum"],
-                           "distance_avg": row["distance_avg"]}}
+                "result": {k: rows[0][k] for k in ("n", "fare_sum", "distance_avg")}
+                if rows else None}
 
 
 def queries(table: str, day: datetime.date) -> dict:
@@ -339,7 +356,9 @@ def queries(table: str, day: datetime.date) -> dict:
     nxt = day + datetime.timedelta(days=1)
     return {"full_scan": full,
             "one_day": f"{full} WHERE ts >= TIMESTAMP '{day} 00:00:00' "
-                       f"AND ts < TIMESTAMP '{nxt} 00:00:00'"}
+                       f"AND ts < TIMESTAMP '{nxt} 00:00:00'",
+            # No data file read: the process, the catalog, the metadata file and the plan.
+            "table_open": f"SELECT * FROM {table} LIMIT 0"}
 
 
 def same(a: float | None, b: float | None) -> bool:
@@ -352,18 +371,20 @@ def check_results(v: Variant, q: dict, expected: dict) -> list[str]:
     """The query results of the three states agree, and the counts are the generated rows'."""
     errs = []
     for name, per in q.items():
+        if name not in expected:
+            continue
         ref = per["once"]["result"]
         if ref["n"] != expected[name]:
             errs.append(f"{v.label} {name}: loaded once counts {ref['n']} rows, "
                         f"{expected[name]} generated")
-        for state in ("before", "after"):
-            if state not in per:
-                continue
+        for state, label in (("before", "appended, before compaction"),
+                             ("after", "appended, after compaction"),
+                             ("once_before", "loaded once, first run")):
             got = per[state]["result"]
             for col in ("n", "fare_sum", "distance_avg"):
                 if not same(got[col], ref[col]):
-                    errs.append(f"{v.label} {name}: {col} is {got[col]!r} {state} compaction, "
-                                f"{ref[col]!r} loaded once")
+                    errs.append(f"{v.label} {name}: {col} is {got[col]!r} ({label}), "
+                                f"{ref[col]!r} (loaded once)")
     return errs
 
 
@@ -414,11 +435,11 @@ def run_variant(b: Bench, v: Variant, args, start: datetime.datetime, day: datet
     out["sql"] = sql["appended"]
     q: dict = {name: {} for name in sql["appended"]}
     for name in q:
-        q[name]["before"] = b.query(f"query.{v.appended}.{name}.before", v.appended_cfg,
-                                    sql["appended"][name])
-        q[name]["once"] = b.query(f"query.{v.once}.{name}", v.once_cfg, sql["once"][name])
+        q[name]["before"], q[name]["once_before"] = b.queries(
+            (f"query.{v.appended}.{name}.before", v.appended_cfg, sql["appended"][name]),
+            (f"query.{v.once}.{name}.before", v.once_cfg, sql["once"][name]))
         progress(f"{v.label}: {name}: before compaction {q[name]['before']['wall_s']:.3f} s, "
-                 f"loaded once {q[name]['once']['wall_s']:.3f} s")
+                 f"loaded once {q[name]['once_before']['wall_s']:.3f} s")
 
     compact, m = b.maintain(f"maintain.{v.appended}.apply", v.appended_cfg, apply=True)
     out["compaction"] = {**m.as_json(), "report": compact}
@@ -428,7 +449,8 @@ def run_variant(b: Bench, v: Variant, args, start: datetime.datetime, day: datet
     if not compact.get("committed"):
         raise Failure(f"{v.label}: the compaction committed nothing: {compact}")
 
-    after, _ = b.maintain(f"maintain.{v.appended}.dry-run-after", v.appended_cfg, apply=False)
+    after, _ = b.maintain(f"maintain.{v.appended}.dry-run-after", v.appended_cfg, apply=False,
+                          sort=False)
     snaps_after = b.snapshots(f"snapshots.{v.appended}.after", v.appended_cfg)
     out["after"] = {"files": after["files_before"], "manifests": after["manifests_before"],
                     "bytes": int(snaps_after[-1]["summary"].get("total-files-size", 0)),
@@ -439,11 +461,13 @@ def run_variant(b: Bench, v: Variant, args, start: datetime.datetime, day: datet
                      f"a dry run then finds {after['files_before']}")
     if after["files_rewritten"]:
         notes.append(f"{v.label}: a dry run after the compaction would still rewrite "
-                     f"{after['files_rewritten']} files")
+                     f"{after['files_rewritten']} small files")
     for name in q:
-        q[name]["after"] = b.query(f"query.{v.appended}.{name}.after", v.appended_cfg,
-                                   sql["appended"][name])
-        progress(f"{v.label}: {name}: after compaction {q[name]['after']['wall_s']:.3f} s")
+        q[name]["after"], q[name]["once"] = b.queries(
+            (f"query.{v.appended}.{name}.after", v.appended_cfg, sql["appended"][name]),
+            (f"query.{v.once}.{name}.after", v.once_cfg, sql["once"][name]))
+        progress(f"{v.label}: {name}: after compaction {q[name]['after']['wall_s']:.3f} s, "
+                 f"loaded once {q[name]['once']['wall_s']:.3f} s")
     out["queries"] = q
 
     target = int(compact["target_file_size"])
@@ -454,10 +478,10 @@ def run_variant(b: Bench, v: Variant, args, start: datetime.datetime, day: datet
     out["ratios"] = {"files_after_vs_ideal": round(files_ratio, 3),
                      "full_scan_after_vs_once": round(ratios["full_scan"], 3),
                      "one_day_after_vs_once": round(ratios["one_day"], 3),
-                     "full_scan_before_vs_once": round(
-                         q["full_scan"]["before"]["wall_s"] / q["full_scan"]["once"]["wall_s"], 3),
-                     "one_day_before_vs_once": round(
-                         q["one_day"]["before"]["wall_s"] / q["one_day"]["once"]["wall_s"], 3)}
+                     "table_open_after_vs_once": round(ratios["table_open"], 3),
+                     **{f"{name}_before_vs_once": round(
+                         q[name]["before"]["wall_s"] / q[name]["once_before"]["wall_s"], 3)
+                        for name in q}}
     out["targets"] = [
         {"what": "files after compaction within 2x of the ideal count",
          "value": round(files_ratio, 3), "limit": TARGETS["files_vs_ideal"],
@@ -553,13 +577,15 @@ def print_report(report: dict) -> None:
                  f"{v['once']['manifests']:,}", ""],
                 ["data bytes", mb(v["before"]["bytes"]), mb(v["after"]["bytes"]),
                  mb(v["once"]["bytes"]), ""]]
-        for name, label in (("full_scan", "full scan"), ("one_day", "one-day filter")):
+        for name, label in (("full_scan", "full scan"), ("one_day", "one-day filter"),
+                            ("table_open", "table open, LIMIT 0")):
             e = q[name]
             rows.append([f"{label} (best of {report['repeat']})", secs(e["before"]["wall_s"]),
                          secs(e["after"]["wall_s"]), secs(e["once"]["wall_s"]),
                          f"{e['after']['wall_s'] / e['once']['wall_s']:.2f}×"])
-            rows.append(["  files scanned"] + [count(e[s]["files_scanned"])
-                                               for s in ("before", "after", "once")] + [""])
+            if name != "table_open":
+                rows.append(["  files scanned"] + [count(e[s]["files_scanned"])
+                                                   for s in ("before", "after", "once")] + [""])
         out += table(rows, {1, 2, 3, 4})
         ideal = v["ideal"]
         out.append(f"compaction: {secs(c['wall_s'])}, peak RSS {c['peak_rss_mb']:.0f} MB; "

@@ -5,7 +5,8 @@
 //! * A **small file** is a live data file of the default partition spec smaller than
 //!   [`SMALL_FILE_FRACTION`] of the target size. A partition with at least two small files has
 //!   them rewritten, read one batch at a time, into files that roll over at the target size.
-//!   Files of older partition specs and files near the target size stay as they are.
+//!   Files of older partition specs and files near the target size stay as they are. Files are
+//!   read oldest first, so the rows keep the order they were written in.
 //! * With `sort_by`, every file of a partition with more than one file is rewritten, its rows
 //!   sorted by the columns (ascending, nulls first) within each [`SORT_BUFFER_BYTES`] of rows:
 //!   a partition larger than that is sorted chunk by chunk.
@@ -146,7 +147,8 @@ struct CompactionPlan {
     groups: Vec<Vec<DataFile>>,
     files_before: usize,
     manifests_before: usize,
-    /// Manifests the snapshot keeps untouched (other specs, delete manifests).
+    /// Manifests the snapshot has besides its added and deleted ones: those kept untouched
+    /// (other specs, delete manifests) and the one carrying over the files not rewritten.
     manifests_kept: usize,
 }
 
@@ -200,7 +202,7 @@ pub fn compact(
         manifests_after: if plan.groups.is_empty() {
             plan.manifests_before
         } else {
-            plan.manifests_kept + 3
+            plan.manifests_kept + 2
         },
         snapshot_id: None,
         attempts: 0,
@@ -299,8 +301,15 @@ fn plan_compaction(table: &Table, options: &CompactOptions) -> Result<Compaction
             "the table has row-level delete files; ldp cannot compact such a table yet",
         ));
     }
-    let entries = table.live_entries(&merge, ManifestContentType::Data)?;
-    let files_before = entries.len() + table.live_entries(&other, ManifestContentType::Data)?.len();
+    let mut entries = table.live_entries(&merge, ManifestContentType::Data)?;
+    // Oldest first, so the rewritten rows keep the order they were written in (a manifest list
+    // names the newest manifest first).
+    entries.sort_by(|a, b| {
+        (a.sequence_number, a.data_file.file_path())
+            .cmp(&(b.sequence_number, b.data_file.file_path()))
+    });
+    let merged_files = entries.len();
+    let files_before = merged_files + table.live_entries(&other, ManifestContentType::Data)?.len();
     let small = (options.target_file_size as f64 * SMALL_FILE_FRACTION) as u64;
     let mut partitions: HashMap<Struct, Vec<DataFile>> = HashMap::new();
     let mut order: Vec<Struct> = Vec::new();
@@ -332,11 +341,12 @@ fn plan_compaction(table: &Table, options: &CompactOptions) -> Result<Compaction
             groups.push(chosen);
         }
     }
+    let rewritten: usize = groups.iter().map(Vec::len).sum();
     Ok(CompactionPlan {
         groups,
         files_before,
         manifests_before: merge.len() + other.len(),
-        manifests_kept: other.len(),
+        manifests_kept: other.len() + usize::from(merged_files > rewritten),
     })
 }
 

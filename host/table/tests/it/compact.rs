@@ -29,6 +29,22 @@ fn apply() -> CompactOptions {
     }
 }
 
+/// The ids as read, unsorted.
+fn in_file_order(batches: &[arrow_array::RecordBatch]) -> Vec<i64> {
+    batches
+        .iter()
+        .flat_map(|b| {
+            b.column_by_name("id")
+                .unwrap()
+                .as_any()
+                .downcast_ref::<Int64Array>()
+                .unwrap()
+                .values()
+                .to_vec()
+        })
+        .collect()
+}
+
 fn manifest_count(table: &Table) -> usize {
     let snapshot = table.current_snapshot().expect("a snapshot");
     let path = snapshot.manifest_list().to_string();
@@ -67,6 +83,15 @@ fn small_files_become_one_file_in_one_replace_snapshot() {
     assert_eq!(table.data_files(None).unwrap().len(), 1);
     assert!(manifest_count(&table) <= 3, "{}", manifest_count(&table));
     assert_eq!(report.manifests_after, manifest_count(&table));
+    assert_eq!(
+        plan.manifests_after, report.manifests_after,
+        "the dry run's estimate"
+    );
+    // The rows keep the order they were appended in (the regression: newest files first).
+    assert_eq!(
+        in_file_order(&table.read_all(None).unwrap()),
+        (0..200).collect::<Vec<_>>()
+    );
     assert_eq!(table.total_records(), 200);
     assert_eq!(
         ids(&table.read_all(None).unwrap()),
@@ -94,19 +119,7 @@ fn sort_by_writes_the_rows_in_order() {
         ..apply()
     };
     compact(&w.catalog, &mut table, &options).unwrap();
-    let batches = table.read_all(None).unwrap();
-    let read: Vec<i64> = batches
-        .iter()
-        .flat_map(|b| {
-            b.column_by_name("id")
-                .unwrap()
-                .as_any()
-                .downcast_ref::<Int64Array>()
-                .unwrap()
-                .values()
-                .to_vec()
-        })
-        .collect();
+    let read = in_file_order(&table.read_all(None).unwrap());
     assert_eq!(read, (0..40).collect::<Vec<_>>());
 
     let unknown = CompactOptions {
