@@ -243,14 +243,18 @@ impl Table {
     }
 
     /// The live (added or existing) entries of the manifests of one content type, with their
-    /// inherited sequence numbers.
+    /// inherited sequence numbers. A manifest whose counts in the manifest list say it lists no
+    /// live file is not opened.
     pub(crate) fn live_entries(
         &self,
         manifests: &[ManifestFile],
         content: ManifestContentType,
     ) -> Result<Vec<ManifestEntry>> {
         let mut entries = Vec::new();
-        for manifest in manifests.iter().filter(|m| m.content == content) {
+        for manifest in manifests
+            .iter()
+            .filter(|m| m.content == content && lists_live_files(m))
+        {
             let loaded = block_on(manifest.load_manifest(self.file_io())).map_err(|source| {
                 Error::iceberg(
                     self.identifier(),
@@ -324,5 +328,17 @@ mod tests {
             utc_millis_text(1_709_210_096_789),
             "2024-02-29 12:34:56.789 UTC"
         );
+    }
+}
+
+/// Whether a manifest lists a live (added or existing) file, by the counts the manifest list
+/// keeps for it (unknown counts are taken as live). A manifest that only marks files deleted
+/// (written by an overwrite, upsert or compaction) is not opened by a scan and not carried into
+/// the next snapshot, as Iceberg's own writers do: the files it names become orphans once no
+/// snapshot or kept metadata version reaches them.
+pub(crate) fn lists_live_files(manifest: &ManifestFile) -> bool {
+    match (manifest.added_files_count, manifest.existing_files_count) {
+        (Some(added), Some(existing)) => added + existing > 0,
+        _ => true,
     }
 }

@@ -26,6 +26,7 @@ use uuid::Uuid;
 use crate::error::{Error, Result};
 use crate::files::{FileGuard, block_on};
 use crate::location::{manifest_file, manifest_list_file, next_metadata_file};
+use crate::read::lists_live_files;
 use crate::table::{Table, write_metadata};
 use crate::table_commit::{self, TableCommit};
 
@@ -324,17 +325,6 @@ pub(crate) fn produce(base: &Table, plan: SnapshotPlan<'_>) -> Result<Staged> {
         commit,
         files,
     })
-}
-
-/// Whether a manifest carried over lists a live (added or existing) file. A manifest that only
-/// marks files deleted belongs to the snapshot that deleted them and is not carried into the
-/// next one (as Iceberg's own writers do): the files it names then become orphans once no
-/// snapshot or kept metadata version reaches them. Unknown counts are taken as live.
-fn lists_live_files(manifest: &ManifestFile) -> bool {
-    match (manifest.added_files_count, manifest.existing_files_count) {
-        (Some(added), Some(existing)) => added + existing > 0,
-        _ => true,
-    }
 }
 
 /// `schema` with the id the metadata gives it: an identical schema's id, else one above the

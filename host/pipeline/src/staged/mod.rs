@@ -61,8 +61,9 @@ pub struct Staging {
     pub search_since_ms: i64,
 }
 
-/// Limits of the publish loop; the default is the Python tool's policy: 6 cycles, waits from
-/// 0.2 s doubling up to 8 s, 300 s, 500 snapshots searched.
+/// Limits of the publish loop; the default is the Python tool's policy (6 cycles, waits from
+/// 0.2 s doubling up to 8 s, 300 s) but for the search depth: [`SEARCH_DEPTH`] snapshots where
+/// the Python tool stops at 500.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PublishPolicy {
     /// Publish cycles before giving up (a retryable conflict: run again as the next attempt).
@@ -77,6 +78,13 @@ pub struct PublishPolicy {
     pub search_depth: usize,
 }
 
+/// Snapshots the publish loop's key search may walk within its 7 days before it fails closed.
+/// The Python tool stops at 500, so a table loaded more often than every 20 minutes (or a
+/// backlog of 1,000 hourly windows loaded in one afternoon) cannot publish; the walk reads the
+/// metadata in memory, microseconds a snapshot, so ldp's bound only guards against a corrupt
+/// ancestry.
+pub const SEARCH_DEPTH: usize = 100_000;
+
 impl Default for PublishPolicy {
     fn default() -> Self {
         PublishPolicy {
@@ -84,7 +92,7 @@ impl Default for PublishPolicy {
             base_delay: Duration::from_millis(200),
             max_delay: Duration::from_secs(8),
             deadline: Duration::from_secs(300),
-            search_depth: 500,
+            search_depth: SEARCH_DEPTH,
         }
     }
 }
