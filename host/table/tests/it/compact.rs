@@ -327,3 +327,40 @@ fn a_second_concurrent_compaction_gives_up_cleanly() {
         (0..60).collect::<Vec<_>>()
     );
 }
+
+/// A table written by upserts (copy-on-write: files replaced, no delete files) and an
+/// overwrite compacts as an appended one does: the same rows, one key each, in one file.
+#[test]
+fn upserted_and_overwritten_tables_compact_the_same_way() {
+    let w = Warehouse::new();
+    let mut table = appended(&w, 4, 10);
+    let join = vec!["id".to_string()];
+    for start in [5, 15, 35] {
+        let batch = [rides(start, 10)];
+        ldp_table::Upsert::new("nyc.rides", &batch, &join)
+            .unwrap()
+            .commit(&w.catalog, &mut table)
+            .unwrap();
+    }
+    let before = table.read_all(None).unwrap();
+    assert!(table.data_files(None).unwrap().len() > 1);
+    let report = compact(&w.catalog, &mut table, &apply()).unwrap();
+    assert!(report.committed && report.files_after == 1, "{report:?}");
+    assert_eq!(ids(&table.read_all(None).unwrap()), ids(&before));
+    assert_eq!(ids(&before), (0..45).collect::<Vec<_>>());
+
+    let files = write(&table, &[rides(100, 3)]);
+    Overwrite::new(files)
+        .commit(&w.catalog, &mut table)
+        .unwrap();
+    for start in [200, 300] {
+        let files = write(&table, &[rides(start, 3)]);
+        Append::new(files).commit(&w.catalog, &mut table).unwrap();
+    }
+    let report = compact(&w.catalog, &mut table, &apply()).unwrap();
+    assert!(report.committed && report.files_after == 1, "{report:?}");
+    assert_eq!(
+        ids(&table.read_all(None).unwrap()),
+        vec![100, 101, 102, 200, 201, 202, 300, 301, 302]
+    );
+}
