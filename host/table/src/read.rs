@@ -313,6 +313,18 @@ fn parquet_reader<T: parquet::file::reader::ChunkReader + 'static>(
     builder.build()
 }
 
+/// Whether a manifest lists a live (added or existing) file, by the counts the manifest list
+/// keeps for it (unknown counts are taken as live). A manifest that only marks files deleted
+/// (written by an overwrite, upsert or compaction) is not opened by a scan and not carried into
+/// the next snapshot, as Iceberg's own writers do: the files it names become orphans once no
+/// snapshot or kept metadata version reaches them.
+pub(crate) fn lists_live_files(manifest: &ManifestFile) -> bool {
+    match (manifest.added_files_count, manifest.existing_files_count) {
+        (Some(added), Some(existing)) => added + existing > 0,
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::utc_millis_text;
@@ -328,17 +340,5 @@ mod tests {
             utc_millis_text(1_709_210_096_789),
             "2024-02-29 12:34:56.789 UTC"
         );
-    }
-}
-
-/// Whether a manifest lists a live (added or existing) file, by the counts the manifest list
-/// keeps for it (unknown counts are taken as live). A manifest that only marks files deleted
-/// (written by an overwrite, upsert or compaction) is not opened by a scan and not carried into
-/// the next snapshot, as Iceberg's own writers do: the files it names become orphans once no
-/// snapshot or kept metadata version reaches them.
-pub(crate) fn lists_live_files(manifest: &ManifestFile) -> bool {
-    match (manifest.added_files_count, manifest.existing_files_count) {
-        (Some(added), Some(existing)) => added + existing > 0,
-        _ => true,
     }
 }
