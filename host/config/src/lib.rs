@@ -89,6 +89,7 @@
 mod block;
 mod canonical;
 mod catalog;
+pub mod docs;
 mod error;
 mod identity;
 mod isoformat;

@@ -88,8 +88,10 @@ pub struct Metadata {
     pub window: Option<WindowSpec>,
     /// `metadata.transforms` (an ldp extension), in config order (empty when absent).
     pub transforms: Vec<crate::transforms::TransformSpec>,
-    /// Metadata keys this crate does not know (e.g. `lineage`, `docs`), kept as written: they
-    /// are accepted silently and hashed.
+    /// `metadata.docs`: the table's contract (an ldp extension of the Python tool's 0.1.3).
+    pub docs: Option<crate::docs::Contract>,
+    /// Metadata keys this crate does not know (e.g. `lineage`), kept as written: they are
+    /// accepted silently and hashed.
     pub extra: Map<String, Value>,
 }
 

@@ -139,6 +139,7 @@ pub(crate) struct Sections {
     retries: Option<Retries>,
     sinks: Option<Vec<SinkSpec>>,
     transforms: Option<Vec<TransformSpec>>,
+    docs: Option<Option<crate::docs::Contract>>,
 }
 
 /// Checks the metadata sections in the order of `mode` (the validator's order for `Plan`;
@@ -158,6 +159,7 @@ pub(crate) fn check_sections(
         retries: None,
         sinks: None,
         transforms: None,
+        docs: None,
     };
     let source = |problems: &mut Problems| {
         check_block(problems, metadata.get("source"), Section::Source, mode)
@@ -194,6 +196,9 @@ pub(crate) fn check_sections(
         Ok(sinks) => sections.sinks = Some(sinks),
         Err(message) => problems.add("", message),
     }
+    let text = |key: &str| spec.get(key).and_then(Value::as_str);
+    sections.docs =
+        crate::docs::check_docs(problems, metadata.get("docs"), text("who"), text("when"));
     sections
 }
 
@@ -223,7 +228,8 @@ fn check_schedule(
     }
 }
 
-pub(crate) const METADATA_KEYS: [&str; 8] = [
+pub(crate) const METADATA_KEYS: [&str; 9] = [
+    "docs",
     "transforms",
     "source",
     "target",
@@ -256,6 +262,7 @@ pub(crate) fn assemble(document: &Value, sections: Sections) -> Option<Config> {
             retries: sections.retries?,
             window: sections.window?,
             transforms: sections.transforms?,
+            docs: sections.docs?,
             extra: metadata
                 .iter()
                 .filter(|(key, _)| !METADATA_KEYS.contains(&key.as_str()))

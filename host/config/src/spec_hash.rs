@@ -7,7 +7,7 @@
 //! 1. `apiVersion` (the spec's value when truthy, else `ldp/v1`), `identifier` (`null` when
 //!    absent), `when` and `how` only when truthy, and `metadata`. `kind`, `who`, `what` and
 //!    `where` are left out.
-//! 2. `metadata` loses `observability`, `schedule` and `retries`.
+//! 2. `metadata` loses `observability`, `schedule`, `retries` and `docs`.
 //! 3. `quality`: a list becomes `{on_failure: "fail", checks: <list>}`, an object gets the
 //!    defaults `on_failure: "fail"` and `checks: []`, `null` is removed.
 //! 4. Every string below `metadata` is normalised by the name of its key (list items take their
@@ -29,7 +29,9 @@ use crate::python::{py_strip, truthy};
 use crate::spec_path::normalise_spec_path;
 
 /// The `metadata` keys that do not change what a run does, so the hash ignores them.
-pub const HASH_EXCLUDED_METADATA: [&str; 3] = ["observability", "schedule", "retries"];
+/// `docs` (the table's contract) is ldp's: the Python tool 0.1.3 hashes it as an unknown key,
+/// so a config with a contract has another spec hash there; one without has the same.
+pub const HASH_EXCLUDED_METADATA: [&str; 4] = ["observability", "schedule", "retries", "docs"];
 
 const UPPER_KEYS: [&str; 2] = ["format", "engine"];
 const LOWER_KEYS: [&str; 4] = ["write_mode", "on_failure", "transform", "type"];

@@ -15,9 +15,9 @@ use serde_json::{Map, Value};
 use crate::model::{Format, Section};
 use crate::parse::METADATA_KEYS;
 
-/// `metadata` keys of the Python tool's documented gold layer (`lineage`, `docs`): known, so
-/// not reported, though no run reads them yet.
-const GOLD_METADATA_KEYS: [&str; 2] = ["lineage", "docs"];
+/// `metadata` keys of the Python tool's documented gold layer that no run reads yet
+/// (`lineage`): known, so not reported.
+const GOLD_METADATA_KEYS: [&str; 1] = ["lineage"];
 
 /// A key that ldp ignores, with the key it most likely meant.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -192,10 +192,33 @@ fn a_workflow_is_recognised() {
 fn unknown_metadata_keys_are_kept_for_the_hash() {
     let mut document = read_json("vectors", "v1_rides_csv_to_iceberg.json");
     document["metadata"]["lineage"] = serde_json::json!({"upstream": ["a"]});
-    document["metadata"]["docs"] = Value::from("x");
     let config = plan_config(&document).expect("valid");
     assert_eq!(
         config.metadata.extra.keys().collect::<Vec<_>>(),
-        ["lineage", "docs"]
+        ["lineage"]
     );
+}
+
+/// `metadata.docs` (the contract) is checked and left out of the spec hash: editing it keeps
+/// the hash, and a config without it keeps the Python tool's.
+#[test]
+fn the_contract_is_checked_and_not_hashed() {
+    let document = read_json("vectors", "v1_rides_csv_to_iceberg.json");
+    let plain = ldp_config::spec_hash(&document, None).expect("hash");
+    let mut documented = document.clone();
+    documented["metadata"]["docs"] = serde_json::json!({"layer": "gold", "grain": "one ride"});
+    let config = plan_config(&documented).expect("valid");
+    let contract = config.metadata.docs.expect("a contract");
+    assert_eq!(contract.grain.as_deref(), Some("one ride"));
+    assert_eq!(
+        ldp_config::spec_hash(&documented, None).expect("hash"),
+        plain
+    );
+    documented["metadata"]["docs"]["grain"] = Value::from("one ride, edited");
+    assert_eq!(
+        ldp_config::spec_hash(&documented, None).expect("hash"),
+        plain
+    );
+    documented["metadata"]["docs"] = Value::from("x");
+    assert!(plan_config(&documented).is_err());
 }
