@@ -23,6 +23,8 @@
 //! * [`compact`]: small data files rewritten near a target size, optionally sorted, in one
 //!   `replace` snapshot that also merges the manifests (`ldp maintain --compact`);
 //!   [`rewrite_manifests`] merges the manifests alone.
+//! * [`apply_contract`]: a table's contract (properties, column docs) in one metadata-only
+//!   commit.
 //! * [`apply_commit`]: the pointer-swap commit of Iceberg requirements and updates (what an
 //!   Iceberg REST catalog's commit does), and [`create_table`] from an Iceberg table creation.
 //! * Reading back: [`Table::snapshots`], [`Table::data_files`], [`Table::read_all`].
@@ -63,6 +65,7 @@ mod apply;
 mod catalog_commit;
 mod commit;
 mod compact;
+mod contract;
 mod create;
 mod deferred;
 mod error;
@@ -90,6 +93,7 @@ pub use append::Append;
 pub use apply::apply_commit;
 pub use commit::{CommitResult, RetryPolicy};
 pub use compact::{CompactOptions, CompactReport, SMALL_FILE_FRACTION, compact};
+pub use contract::{ContractOutcome, ContractUpdate, apply_contract};
 pub use create::{FORMAT_VERSION_PROPERTY, create_from_updates, create_table, stage_table};
 pub use error::{Error, ErrorKind, Result};
 pub use evolve::{Evolution, evolve, new_columns, refuse_new_columns};

@@ -4,6 +4,7 @@ mod apply;
 mod common;
 mod compact;
 mod concurrency;
+mod contract;
 mod expire;
 mod failures;
 mod orphans;
