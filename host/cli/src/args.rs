@@ -4,8 +4,10 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+mod gold;
 mod maintain;
 
+pub use gold::{GoldCommand, GoldSyncArgs};
 pub use maintain::MaintainArgs;
 
 /// ldp: Iceberg tables on a laptop that behave like production.
@@ -154,6 +156,9 @@ pub enum Command {
     ///
     /// Example: ldp maintain daily.json --compact --expire 7 --orphans --apply
     Maintain(MaintainArgs),
+    /// Gold tables: write a config's contract (metadata.docs) into its table.
+    #[command(subcommand)]
+    Gold(GoldCommand),
     /// Run SQL (DataFusion) over the Iceberg tables of one or more configs.
     ///
     /// With one config file, the table is named after target.name. With a folder of configs,

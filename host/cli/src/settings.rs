@@ -139,6 +139,8 @@ pub enum Task {
     },
     /// `ldp maintain`.
     Maintain(MaintainSettings),
+    /// `ldp gold sync`.
+    GoldSync(crate::args::GoldSyncArgs),
     /// `ldp query`.
     Query(QuerySettings),
     /// `ldp pipelines`.
@@ -405,6 +407,7 @@ impl Settings {
             },
             Command::Snapshots { config, json } => Task::Snapshots { config, json },
             Command::Maintain(args) => Task::Maintain(maintain::settings(args)?),
+            Command::Gold(crate::args::GoldCommand::Sync(args)) => Task::GoldSync(args),
             Command::Query(args) => Task::Query(query_settings(args)?),
             Command::Pipelines { json } => Task::Pipelines { json },
             Command::Plugins(args) => match args.command {

@@ -110,6 +110,17 @@ pub enum Error {
         #[source]
         source: ldp_plugin_runtime::RuntimeError,
     },
+    /// A gold table does not keep its contract (`metadata.docs`): nothing was written.
+    #[error(
+        "the contract of gold table {table} is not kept, so nothing was written: {}",
+        reasons.join("; ")
+    )]
+    Contract {
+        /// `ns.t`.
+        table: String,
+        /// One line a reason ([`ldp_config::docs::Contract::gate`]).
+        reasons: Vec<String>,
+    },
     /// Quality checks failed with `on_failure: fail`: nothing was written.
     #[error("{}", report.failure_message())]
     Quality {
@@ -197,7 +208,7 @@ impl Error {
             Error::Storage { source, .. } if source.kind().is_config() => ErrorKind::Config,
             Error::Storage { upload: true, .. } => ErrorKind::Write,
             Error::Storage { .. } => ErrorKind::Source,
-            Error::Quality { .. } => ErrorKind::Quality,
+            Error::Quality { .. } | Error::Contract { .. } => ErrorKind::Quality,
             Error::Interrupted => ErrorKind::Interrupted,
             Error::Catalog(e) if e.kind() == ldp_catalog::ErrorKind::NotFound => {
                 ErrorKind::NotFound
@@ -223,7 +234,7 @@ impl Error {
             | Error::Check { source, .. }
             | Error::Transform { source, .. }
             | Error::Sink { source, .. } => source.exit_code(),
-            Error::Quality { .. } => 3,
+            Error::Quality { .. } | Error::Contract { .. } => 3,
             Error::Interrupted => 130,
             _ => 1,
         }

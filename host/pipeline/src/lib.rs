@@ -31,6 +31,7 @@
 //!   sources answered by [`DuckdbFiles`] (the runtime itself does not link DuckDB).
 
 pub mod catalog;
+pub mod contract;
 mod duckdb_engine;
 mod error;
 mod events;

@@ -13,7 +13,6 @@
 use std::path::Path;
 
 use ldp_catalog::Mode;
-use ldp_config::Config;
 use ldp_table::{
     CompactOptions, CompactReport, ExpireOptions, ExpireReport, ManifestRewriteReport,
     OrphanOptions, OrphanReport, Table, compact, expire_snapshots, remove_orphans,
@@ -21,7 +20,7 @@ use ldp_table::{
 };
 use serde_json::{Map, Value};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::target::TargetTable;
 
 /// Days of snapshots kept when neither expiry nor another operation is asked for.
@@ -153,28 +152,6 @@ fn sort_keys(value: Value) -> Value {
     }
 }
 
-/// The config's Iceberg table: its target when that is Iceberg, else its source.
-///
-/// # Errors
-///
-/// [`Error::Unsupported`] when neither is an Iceberg table, naming the config and both formats.
-pub fn config_table(config: &Config, path: &Path) -> Result<TargetTable> {
-    for block in [config.target(), config.source()] {
-        if block.is_iceberg() {
-            return TargetTable::resolve(config, block);
-        }
-    }
-    Err(Error::Unsupported {
-        message: format!(
-            "config {} ({}) has no Iceberg table: its source is '{}' and its target is '{}'",
-            config.identifier,
-            path.display(),
-            config.source().format.as_str(),
-            config.target().format.as_str()
-        ),
-    })
-}
-
 /// Maintains the Iceberg table of the config at `path` as `request` says (see the module docs).
 ///
 /// # Errors
@@ -183,7 +160,7 @@ pub fn config_table(config: &Config, path: &Path) -> Result<TargetTable> {
 /// that fails stops the run and the later ones do not start.
 pub fn maintain(path: &Path, request: &MaintainRequest, now_ms: i64) -> Result<MaintainReport> {
     let config = crate::open_config(path)?;
-    let target = config_table(&config, path)?;
+    let target = TargetTable::of_config(&config, path)?;
     let mode = if request.apply {
         Mode::ReadWrite
     } else {

@@ -95,6 +95,28 @@ pub struct TargetTable {
 }
 
 impl TargetTable {
+    /// The config's Iceberg table: its target when that is Iceberg, else its source.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] when neither is an Iceberg table, naming the config and both formats.
+    pub fn of_config(config: &Config, path: &Path) -> Result<TargetTable> {
+        for block in [config.target(), config.source()] {
+            if block.is_iceberg() {
+                return TargetTable::resolve(config, block);
+            }
+        }
+        Err(Error::Unsupported {
+            message: format!(
+                "config {} ({}) has no Iceberg table: its source is '{}' and its target is '{}'",
+                config.identifier,
+                path.display(),
+                config.source().format.as_str(),
+                config.target().format.as_str()
+            ),
+        })
+    }
+
     /// Resolves an Iceberg block of `config` (paths against the config's folder).
     ///
     /// # Errors

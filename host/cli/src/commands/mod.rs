@@ -7,6 +7,7 @@ mod cluster;
 mod commits;
 mod datasets;
 mod demo;
+mod gold;
 mod maintain;
 mod pipelines;
 mod plan;
@@ -54,6 +55,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         } => commits::run(config, key.as_deref(), *branches, *json),
         Task::Snapshots { config, json } => snapshots::run(config, *json),
         Task::Maintain(settings) => maintain::run(settings),
+        Task::GoldSync(args) => gold::sync(args),
         Task::Query(query) => query::run(query),
         Task::Pipelines { json } => pipelines::run(*json),
         Task::PluginsList { json } => plugins::list(&runtime()?, *json),

@@ -14,6 +14,7 @@ mod duckdb;
 mod events;
 mod evolution;
 mod formats;
+mod gold;
 mod hostile_files;
 mod hostile_names;
 mod interop;

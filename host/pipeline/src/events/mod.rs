@@ -257,6 +257,7 @@ pub(crate) fn error_type(error: &Error) -> &'static str {
         Error::Sink { .. } => "SinkError",
         Error::Check { .. } => "CheckError",
         Error::Quality { .. } => "DataQualityError",
+        Error::Contract { .. } => "DataContractError",
         Error::Interrupted => "KeyboardInterrupt",
         Error::SearchExhausted { .. } => "CommitSearchExhausted",
         Error::PublishExhausted { .. } => "CommitConflict",

@@ -67,7 +67,9 @@ impl Pipeline {
         );
         rec.stage(Stage::Write);
         let quality = self.enforce(quality, on_failure)?;
+        self.keep_contract(&streamed)?;
         let write = self.commit(ctx, streamed, created)?;
+        self.write_contract(ctx, &write);
         Ok(Written {
             rows_read: counts.read,
             rows_kept: counts.kept,
@@ -115,6 +117,81 @@ impl Pipeline {
                 );
                 Ok(quality)
             }
+        }
+    }
+
+    /// A gold table's contract holds for the columns the table will have: else the run stops
+    /// before its commit, as a failed check does (exit 3).
+    fn keep_contract(&self, streamed: &Streamed) -> Result<()> {
+        let Some(contract) = &self.config.metadata.docs else {
+            return Ok(());
+        };
+        let mut columns: Vec<String> = match (&streamed.evolution, &streamed.table) {
+            (Some(evolution), _) => evolution
+                .schema
+                .as_struct()
+                .fields()
+                .iter()
+                .map(|field| field.name.clone())
+                .collect(),
+            (None, Some(table)) => table
+                .schema()
+                .as_struct()
+                .fields()
+                .iter()
+                .map(|field| field.name.clone())
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        if let Some(schema) = &streamed.schema {
+            for field in schema.fields() {
+                if !columns.contains(field.name()) {
+                    columns.push(field.name().clone());
+                }
+            }
+        }
+        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+        let reasons = contract.gate(&names);
+        if reasons.is_empty() {
+            return Ok(());
+        }
+        Err(Error::Contract {
+            table: self.target.identifier(),
+            reasons,
+        })
+    }
+
+    /// After a publish, the contract goes into the table in one metadata-only commit. A failure
+    /// there does not undo the publish: it is logged with the command that writes it again.
+    fn write_contract(&self, ctx: &WriteContext<'_>, write: &WriteResult) {
+        let Some(contract) = &self.config.metadata.docs else {
+            return;
+        };
+        if write.skipped_duplicate || write.snapshot_id.is_none() {
+            return;
+        }
+        let update = ldp_table::ContractUpdate {
+            properties: contract.properties(),
+            column_docs: contract.columns.clone(),
+        };
+        let outcome =
+            ldp_table::Table::load(ctx.catalog, &self.target.namespace, &self.target.name)
+                .and_then(|mut table| {
+                    ldp_table::apply_contract(ctx.catalog, &mut table, &update, true)
+                });
+        match outcome {
+            Ok(done) if done.committed => tracing::info!(
+                table = self.target.identifier(),
+                properties = ?done.properties,
+                columns = ?done.columns,
+                "wrote the table's contract"
+            ),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(
+                "published, but the contract of {} was not written: {error}; run 'ldp gold sync \
+                 CONFIG' to write it",
+                self.target.identifier()
+            ),
         }
     }
 
