@@ -153,6 +153,49 @@ impl Contract {
     }
 }
 
+impl Contract {
+    /// The contract a table holds, read back from its properties and column docs (the inverse
+    /// of [`Contract::properties`]); `None` when it holds none of it.
+    pub fn from_table(
+        properties: &BTreeMap<String, String>,
+        column_docs: BTreeMap<String, String>,
+    ) -> Option<Contract> {
+        let text = |key: &str| properties.get(key).filter(|v| !v.is_empty()).cloned();
+        let list = |key: &str| -> Vec<String> {
+            text(key)
+                .map(|joined| joined.split(',').map(str::to_owned).collect())
+                .unwrap_or_default()
+        };
+        let contract = Contract {
+            layer: text("ldp.layer")
+                .and_then(|name| Layer::ALL.into_iter().find(|l| l.as_str() == name)),
+            description: text("comment"),
+            owner: text("ldp.owner"),
+            grain: text("ldp.grain"),
+            primary_key: list("ldp.primary-key"),
+            columns: column_docs,
+            tags: list("ldp.tags"),
+            refresh: text("ldp.refresh"),
+        };
+        (contract != Contract::default()).then_some(contract)
+    }
+
+    /// The contract as JSON: `layer`, `description`, `owner`, `grain`, `primary_key`, `tags`,
+    /// `refresh` and `columns` (name → description).
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "layer": self.layer.map(Layer::as_str),
+            "description": self.description,
+            "owner": self.owner,
+            "grain": self.grain,
+            "primary_key": self.primary_key,
+            "tags": self.tags,
+            "refresh": self.refresh,
+            "columns": self.columns,
+        })
+    }
+}
+
 /// Checks `metadata.docs` at `metadata.docs`; `Some(None)` when absent, `None` after a problem.
 pub(crate) fn check_docs(
     problems: &mut Problems,
@@ -303,6 +346,9 @@ mod tests {
         assert_eq!(properties["ldp.layer"], "gold");
         assert_eq!(properties["ldp.primary-key"], "day");
         assert!(!properties.contains_key("ldp.tags"));
+        let back = Contract::from_table(&properties, contract.columns.clone()).unwrap();
+        assert_eq!(back, contract, "read back from the table");
+        assert!(Contract::from_table(&BTreeMap::new(), BTreeMap::new()).is_none());
     }
 
     #[test]

@@ -15,7 +15,8 @@ pub enum GoldCommand {
     /// in docs.columns; a table that already holds the contract gets no commit. A gold table
     /// must have a description, a grain, an owner and a description of every column, and none
     /// of a column it does not have: otherwise nothing is written and the exit status is 3.
-    /// ldp run writes the contract after each publish by itself. See docs/gold.md.
+    /// ldp run writes the contract after each publish by itself. With --dbt-manifest the
+    /// contract comes from the dbt model that builds the table. See docs/gold.md.
     ///
     /// Example: ldp gold sync gold/daily_revenue.json --dry-run
     Sync(GoldSyncArgs),
@@ -26,6 +27,11 @@ pub enum GoldCommand {
 pub struct GoldSyncArgs {
     /// A dataset config (JSON) with metadata.docs and an Iceberg target or source.
     pub config: PathBuf,
+    /// Read the contract from a dbt manifest (target/manifest.json): the model that builds the
+    /// table, its description, columns' descriptions, tags, and owner, grain, layer and
+    /// primary_key from its meta. A model published to the gold namespace is a gold table.
+    #[arg(long, value_name = "FILE")]
+    pub dbt_manifest: Option<PathBuf>,
     /// Only say what would change.
     #[arg(long)]
     pub dry_run: bool,

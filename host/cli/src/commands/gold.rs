@@ -8,7 +8,7 @@ use crate::args::GoldSyncArgs;
 
 /// Writes the contract; exit 0 (a broken gold contract is an error with exit 3).
 pub fn sync(args: &GoldSyncArgs) -> anyhow::Result<u8> {
-    let report = sync_contract(&args.config, args.dry_run)?;
+    let report = sync_contract(&args.config, args.dbt_manifest.as_deref(), args.dry_run)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", super::json_text(&report.to_json())?)?;

@@ -158,6 +158,21 @@ fn a_gold_table_keeps_its_contract_or_is_not_written() {
         stdout(&again)
     );
 
+    // An agent reads the contract through ldp mcp's describe_table.
+    let doc = crate::mcp::session(
+        dir.path(),
+        &json!([["describe_table", {"table": "nyc.rides"}]]),
+        &["--config", "rides.json"],
+    );
+    let contract = &doc["calls"][0]["result"]["contract"];
+    assert_eq!(contract["layer"], "gold", "{doc:#}");
+    assert_eq!(contract["grain"], "one row per completed ride");
+    assert_eq!(contract["owner"], "mobility team");
+    assert_eq!(
+        contract["columns"][&first],
+        format!("The {first} of the ride.")
+    );
+
     // A contract naming a column the table does not have: exit 3, nothing changed.
     let mut wrong = gold(None);
     wrong["columns"]["tip"] = Value::from("The tip.");
@@ -165,4 +180,31 @@ fn a_gold_table_keeps_its_contract_or_is_not_written() {
     let out = ldp(&["gold", "sync", path]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(stderr(&out).contains("['tip']"), "{}", stderr(&out));
+    // --dbt-manifest: the contract of the dbt model that builds the table.
+    let described: serde_json::Map<String, Value> = columns()
+        .into_iter()
+        .map(|c| (c.clone(), json!({"description": format!("dbt: the {c}.")})))
+        .collect();
+    let manifest = dir.path().join("manifest.json");
+    std::fs::write(
+        &manifest,
+        json!({"nodes": {"model.taxi.rides": {"resource_type": "model", "name": "rides",
+            "description": "Rides, as dbt builds them.", "columns": described,
+            "meta": {"layer": "gold", "owner": "dbt team", "grain": "one row per ride"}}}})
+        .to_string(),
+    )
+    .unwrap();
+    let out = ldp(&[
+        "gold",
+        "sync",
+        path,
+        "--dbt-manifest",
+        manifest.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let meta = metadata(dir.path());
+    assert_eq!(meta["properties"]["comment"], "Rides, as dbt builds them.");
+    assert_eq!(meta["properties"]["ldp.owner"], "dbt team");
+    assert_eq!(docs_of(&meta)[&first], format!("dbt: the {first}."));
 }

@@ -1,4 +1,5 @@
-//! `describe_table`: a table's schema, partitioning, properties, freshness and last snapshots.
+//! `describe_table`: a table's schema, partitioning, properties, contract (`metadata.docs` as
+//! the table holds it), freshness and last snapshots.
 
 use serde_json::{Map, Value, json};
 
@@ -29,6 +30,19 @@ pub(super) fn call(
         })
         .collect();
     let raw = serde_json::to_value(metadata).unwrap_or(Value::Null);
+    let properties: std::collections::BTreeMap<String, String> = metadata
+        .properties()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let column_docs = schema
+        .as_struct()
+        .fields()
+        .iter()
+        .filter_map(|f| f.doc.clone().map(|doc| (f.name.clone(), doc)))
+        .collect();
+    let contract = ldp_config::docs::Contract::from_table(&properties, column_docs)
+        .map(|contract| contract.to_json());
     let snapshots = table.snapshots();
     let recent: Vec<Value> = snapshots
         .iter()
@@ -57,6 +71,7 @@ pub(super) fn call(
         "snapshot_count": snapshots.len(),
         "recent_snapshots": recent,
         "properties": raw.get("properties"),
+        "contract": contract,
         "freshness": {
             "last_commit_at": last_commit.map(iso_ms),
             "age_seconds": last_commit.map(|ms| ((now - ms) as f64 / 1000.0).round()),
