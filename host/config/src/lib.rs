@@ -165,7 +165,7 @@ pub use run_window::{SHORTCUTS, Window, format_instant, is_shortcut, isoformat_u
 pub use schedule::{
     ALIASES as SCHEDULE_ALIASES, Cron, Schedule, ScheduleFrom, alias_for_when, parse_schedule,
 };
-pub use spec_hash::{HASH_EXCLUDED_METADATA, canonical_spec, spec_hash};
+pub use spec_hash::{HASH_EXCLUDED_METADATA, canonical_spec, sorted as sort_keys, spec_hash};
 pub use spec_path::normalise_spec_path;
 pub use stray_keys::{StrayKey, did_you_mean, stray_keys};
 pub use strftime::py_strftime;

@@ -145,8 +145,8 @@ fn normalise_string(text: &str, config_dir: Option<&Path>, key: Option<&str>) ->
     }
 }
 
-/// The value with every object's keys in code-point order.
-fn sorted(value: Value) -> Value {
+/// The value with every object's keys in code-point order (Python's `json.dumps(sort_keys=True)`).
+pub fn sorted(value: Value) -> Value {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(String, Value)> = map.into_iter().collect();

@@ -130,25 +130,7 @@ impl MaintainReport {
         if let Some(report) = &self.orphans {
             doc.insert("orphans".into(), report.to_json());
         }
-        sort_keys(Value::Object(doc))
-    }
-}
-
-/// `value` with the keys of every object sorted (Python's `json.dumps(sort_keys=True)`).
-fn sort_keys(value: Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k, sort_keys(v)))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(sort_keys).collect()),
-        other => other,
+        ldp_config::sort_keys(Value::Object(doc))
     }
 }
 
