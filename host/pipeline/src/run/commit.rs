@@ -126,23 +126,16 @@ impl Pipeline {
         let Some(contract) = &self.config.metadata.docs else {
             return Ok(());
         };
-        let mut columns: Vec<String> = match (&streamed.evolution, &streamed.table) {
-            (Some(evolution), _) => evolution
-                .schema
-                .as_struct()
-                .fields()
-                .iter()
-                .map(|field| field.name.clone())
-                .collect(),
-            (None, Some(table)) => table
-                .schema()
-                .as_struct()
-                .fields()
-                .iter()
-                .map(|field| field.name.clone())
-                .collect(),
-            (None, None) => Vec::new(),
+        let schema = match (&streamed.evolution, &streamed.table) {
+            (Some(evolution), _) => Some(&evolution.schema),
+            (None, Some(table)) => Some(table.schema().as_ref()),
+            (None, None) => None,
         };
+        let mut columns: Vec<String> = schema
+            .into_iter()
+            .flat_map(|schema| schema.as_struct().fields().iter())
+            .map(|field| field.name.clone())
+            .collect();
         if let Some(schema) = &streamed.schema {
             for field in schema.fields() {
                 if !columns.contains(field.name()) {
