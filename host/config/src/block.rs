@@ -13,6 +13,10 @@ use crate::repr::{repr, repr_list};
 /// The keys that select a DuckDB source's rows; exactly one is needed.
 pub const DUCKDB_QUERY_KEYS: [&str; 3] = ["relation", "sql", "query_file"];
 
+/// The key of a DuckDB source that reads Iceberg tables in place of a file: the dataset
+/// configs whose tables the query reads.
+pub const DUCKDB_INPUTS_KEY: &str = "inputs";
+
 /// Checks `metadata.<section>` and returns the block when it is valid.
 pub(crate) fn check_block(
     problems: &mut Problems,
@@ -77,6 +81,7 @@ pub(crate) fn check_block_at(
         relation: None,
         sql: None,
         query_file: None,
+        inputs: Vec::new(),
         sheet: None,
         header_row: 1,
         credentials: None,
@@ -104,7 +109,17 @@ pub(crate) fn check_block_at(
         // A source read by a plugin file (`plugin`, an ldp extension) takes what to read from
         // its own `config`: no path needed.
         let plugin_source = section == Section::Source && get(block, "plugin").is_some();
-        check_string(problems, block, "path", &at, !plugin_source);
+        // A DuckDB source with `inputs` reads their tables, not a file.
+        let reads_inputs = section == Section::Source
+            && format == Format::DuckDb
+            && get(block, DUCKDB_INPUTS_KEY).is_some();
+        check_string(
+            problems,
+            block,
+            "path",
+            &at,
+            !plugin_source && !reads_inputs,
+        );
         if section == Section::Source && !plugin_source {
             match format {
                 Format::DuckDb => check_duckdb(problems, block, &at, &mut built),
@@ -221,6 +236,60 @@ fn check_duckdb(problems: &mut Problems, block: &Map<String, Value>, at: &str, b
     }
     built.sql = check_string(problems, block, "sql", at, false);
     built.query_file = check_string(problems, block, "query_file", at, false);
+    if let Some(inputs) = get(block, DUCKDB_INPUTS_KEY) {
+        check_inputs(problems, block, inputs, at, built);
+    }
+}
+
+/// `inputs`: a non-empty list of config paths, in place of `path`, with `sql` or `query_file`.
+fn check_inputs(
+    problems: &mut Problems,
+    block: &Map<String, Value>,
+    inputs: &Value,
+    at: &str,
+    built: &mut Block,
+) {
+    let key = join(at, DUCKDB_INPUTS_KEY);
+    if get(block, "path").is_some() {
+        problems.add(
+            at,
+            "a DUCKDB source reads a file ('path') or the tables of its 'inputs', not both",
+        );
+    }
+    if get(block, "relation").is_some() {
+        problems.add(
+            &join(at, "relation"),
+            "names a table of a DuckDB file; a source with 'inputs' reads them with 'sql' or 'query_file'",
+        );
+    }
+    let items = match inputs {
+        Value::Array(items) if !items.is_empty() => items,
+        other => {
+            problems.add(
+                &key,
+                format!(
+                    "must be a non-empty list of dataset configs (paths relative to this config), got {}",
+                    repr(other)
+                ),
+            );
+            return;
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        match item.as_str().map(str::trim) {
+            Some(path) if !path.is_empty() => {
+                if built.inputs.iter().any(|seen| seen == path) {
+                    problems.add(&format!("{key}[{i}]"), format!("repeats {}", repr(item)));
+                } else {
+                    built.inputs.push(path.to_owned());
+                }
+            }
+            _ => problems.add(
+                &format!("{key}[{i}]"),
+                format!("must be the path of a dataset config, got {}", repr(item)),
+            ),
+        }
+    }
 }
 
 fn check_xlsx(problems: &mut Problems, block: &Map<String, Value>, at: &str, built: &mut Block) {

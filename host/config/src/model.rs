@@ -255,6 +255,9 @@ pub struct Block {
     pub sql: Option<String>,
     /// DuckDB source: `query_file` (a file holding the query).
     pub query_file: Option<String>,
+    /// DuckDB source: `inputs`, the dataset configs (paths relative to the config, as written)
+    /// whose Iceberg tables the query reads, in place of `path`; empty when absent.
+    pub inputs: Vec<String>,
     /// XLSX source: `sheet` (the first sheet when absent).
     pub sheet: Option<Sheet>,
     /// XLSX source: `header_row`, counted from 1 (default 1).
@@ -267,7 +270,7 @@ pub struct Block {
 
 impl Block {
     /// The keys a block may have; others are logged as ignored.
-    pub const KNOWN_KEYS: [&'static str; 15] = [
+    pub const KNOWN_KEYS: [&'static str; 16] = [
         "name",
         "format",
         "path",
@@ -280,6 +283,7 @@ impl Block {
         "relation",
         "sql",
         "query_file",
+        "inputs",
         "sheet",
         "header_row",
         "credentials",

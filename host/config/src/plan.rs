@@ -279,6 +279,7 @@ fn describe(plan: &mut Plan, config: &Config, window: Option<&str>, now: Timesta
             ));
         }
     }
+    errors.extend(missing_inputs(config));
     let raw_target = &metadata["target"];
     if target.is_iceberg() {
         let catalog = &raw_target["catalog"];
@@ -327,6 +328,27 @@ fn describe(plan: &mut Plan, config: &Config, window: Option<&str>, now: Timesta
         None => {}
     }
     errors
+}
+
+/// The `inputs` of a DuckDB source whose config file is not there.
+fn missing_inputs(config: &Config) -> Vec<String> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let context = PathContext::new(config.base_dir.as_deref(), &cwd);
+    config
+        .source()
+        .inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, input)| {
+            let path = context.resolve(input).path;
+            (!path.is_file()).then(|| {
+                format!(
+                    "metadata.source.inputs[{i}]: the dataset config {} does not exist",
+                    path.display()
+                )
+            })
+        })
+        .collect()
 }
 
 /// Fills in `source_path` (and `source_path_template`) and returns the local file to check:

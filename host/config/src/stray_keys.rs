@@ -110,7 +110,10 @@ fn block_keys(section: Section, block: &Map<String, Value>) -> Vec<&'static str>
             keys.extend(["plugin", "sha256", "config", "grants", "limits"]);
             keys.extend(crate::source_options::keys(format));
             match format {
-                Format::DuckDb => keys.extend(crate::block::DUCKDB_QUERY_KEYS),
+                Format::DuckDb => {
+                    keys.extend(crate::block::DUCKDB_QUERY_KEYS);
+                    keys.push(crate::block::DUCKDB_INPUTS_KEY);
+                }
                 Format::Xlsx => keys.extend(["sheet", "header_row"]),
                 Format::Json => keys.push("credentials"),
                 _ => {}

@@ -65,6 +65,43 @@ impl CatalogSpec {
         }
     }
 
+    /// How a table's catalog is recorded: a `local` catalog (its file in `warehouse`) by its
+    /// identifier and warehouse, a SQLite file by its absolute path, a PostgreSQL database by its
+    /// URI without password, a remote catalog by its description (a version of the last two
+    /// reads through the metadata file it records).
+    pub fn recorded(
+        address: &ldp_catalog::CatalogAddress,
+        name: &str,
+        warehouse: &Path,
+        local: bool,
+    ) -> CatalogSpec {
+        if local {
+            return CatalogSpec::Local {
+                identifier: name.to_string(),
+                warehouse_path: warehouse.to_path_buf(),
+            };
+        }
+        match address {
+            ldp_catalog::CatalogAddress::Sqlite(file) => CatalogSpec::Sqlite {
+                name: name.to_string(),
+                file: std::path::absolute(file).unwrap_or(file.clone()),
+            },
+            postgres @ ldp_catalog::CatalogAddress::Postgres(_) => {
+                let mut spec = Map::new();
+                spec.insert("type".into(), "sql".into());
+                spec.insert("name".into(), name.into());
+                spec.insert("uri".into(), postgres.to_string().into());
+                CatalogSpec::Other(spec)
+            }
+            remote @ ldp_catalog::CatalogAddress::Remote(_) => {
+                let mut spec = Map::new();
+                spec.insert("name".into(), name.into());
+                spec.insert("catalog".into(), remote.to_string().into());
+                CatalogSpec::Other(spec)
+            }
+        }
+    }
+
     /// The spec of a manifest's `catalog` object.
     pub fn from_json(value: &Map<String, Value>) -> CatalogSpec {
         let text = |key: &str| value.get(key).and_then(Value::as_str);

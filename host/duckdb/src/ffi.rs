@@ -62,6 +62,9 @@ macro_rules! api {
             /// `duckdb_execute_prepared_streaming` (deprecated upstream; a build without it
             /// runs the query materialised).
             pub(crate) execute_prepared_streaming: Option<unsafe extern "C" fn(Handle, *mut DuckResult) -> State>,
+            /// `duckdb_arrow_scan` (deprecated upstream, kept by 1.4 and 1.5): a view over an
+            /// `ArrowArrayStream`. A build without it runs no query over inputs.
+            pub(crate) arrow_scan: Option<unsafe extern "C" fn(Handle, *const c_char, Handle) -> State>,
         }
 
         impl Api {
@@ -80,6 +83,10 @@ macro_rules! api {
                             .get::<unsafe extern "C" fn(Handle, *mut DuckResult) -> State>(b"duckdb_execute_prepared_streaming\0")
                             .ok()
                             .map(|symbol| *symbol),
+                        arrow_scan: library
+                            .get::<unsafe extern "C" fn(Handle, *const c_char, Handle) -> State>(b"duckdb_arrow_scan\0")
+                            .ok()
+                            .map(|symbol| *symbol),
                     })
                 }
             }
@@ -96,6 +103,7 @@ api! {
     close = "duckdb_close": fn(*mut Handle);
     free = "duckdb_free": fn(*mut c_void);
     connect = "duckdb_connect": fn(Handle, *mut Handle) -> State;
+    query = "duckdb_query": fn(Handle, *const c_char, *mut DuckResult) -> State;
     disconnect = "duckdb_disconnect": fn(*mut Handle);
     interrupt = "duckdb_interrupt": fn(Handle);
     extract_statements = "duckdb_extract_statements": fn(Handle, *const c_char, *mut Handle) -> Idx;

@@ -23,10 +23,14 @@
 
 mod error;
 mod ffi;
+mod file_tables;
 pub mod guard;
 mod library;
+mod memory;
 mod query;
 
 pub use error::{Error, ErrorKind, Result};
+pub use file_tables::write_tables;
 pub use library::{Duckdb, LIBRARY_ENV, LIBRARY_FILE};
+pub use memory::Input;
 pub use query::{Query, QueryOptions};

@@ -1,7 +1,7 @@
 //! One read-only query over one DuckDB file, streamed as Arrow record batches.
 
 use std::ffi::{CString, c_char};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,6 +17,7 @@ use crate::ffi::{
 };
 use crate::guard::{check_text, statement_type_name};
 use crate::library::Duckdb;
+use crate::memory::{Input, open_memory};
 
 /// How a query runs.
 #[derive(Debug, Clone)]
@@ -29,6 +30,9 @@ pub struct QueryOptions {
     pub time_limit: Option<Duration>,
     /// Rows per batch: DuckDB's 2,048-row chunks are joined up to this many.
     pub batch_rows: usize,
+    /// Where a query over inputs spills what does not fit in `memory_limit`; `None` is
+    /// DuckDB's default (`.tmp` in the working folder). A query over a file never spills.
+    pub temp_directory: Option<PathBuf>,
 }
 
 impl Default for QueryOptions {
@@ -37,6 +41,7 @@ impl Default for QueryOptions {
             memory_limit: None,
             time_limit: None,
             batch_rows: 8_192,
+            temp_directory: None,
         }
     }
 }
@@ -62,7 +67,7 @@ pub struct Query {
 unsafe impl Send for Query {}
 
 /// The database and the connection, shared with the watchdog.
-struct Handles {
+pub(crate) struct Handles {
     duckdb: &'static Duckdb,
     /// `(database, connection)`; nulled under the lock when closed.
     open: Mutex<(Handle, Handle)>,
@@ -73,6 +78,18 @@ unsafe impl Send for Handles {}
 unsafe impl Sync for Handles {}
 
 impl Handles {
+    pub(crate) fn new(duckdb: &'static Duckdb) -> Arc<Handles> {
+        Arc::new(Handles {
+            duckdb,
+            open: Mutex::new((std::ptr::null_mut(), std::ptr::null_mut())),
+        })
+    }
+
+    /// The open connection (null once closed).
+    pub(crate) fn connection(&self) -> Handle {
+        self.open.lock().map_or(std::ptr::null_mut(), |open| open.1)
+    }
+
     fn interrupt(&self) {
         if let Ok(open) = self.open.lock()
             && !open.1.is_null()
@@ -160,7 +177,7 @@ impl Drop for Watchdog {
 
 /// A C string argument (SQL text or a path never holds NUL in practice; one that does is
 /// refused).
-fn c_string(what: &str, value: &str) -> Result<CString> {
+pub(crate) fn c_string(what: &str, value: &str) -> Result<CString> {
     CString::new(value).map_err(|_| Error::Rejected {
         message: format!("{what} holds a NUL character"),
     })
@@ -178,11 +195,35 @@ impl Query {
     pub fn open(path: &Path, sql: &str, options: QueryOptions) -> Result<Query> {
         check_text(sql)?;
         let duckdb = Duckdb::get()?;
-        let handles = Arc::new(Handles {
-            duckdb,
-            open: Mutex::new((std::ptr::null_mut(), std::ptr::null_mut())),
-        });
+        let handles = Handles::new(duckdb);
         open_database(duckdb, &handles, path, &options)?;
+        Query::start(duckdb, handles, sql, options)
+    }
+
+    /// Starts `sql`, which must be exactly one read-only SELECT or WITH query, over `inputs`
+    /// only: each is copied into an in-memory table of its name (the time zone UTC), and the
+    /// query can read nothing else (a table that is not an input is DuckDB's own catalog
+    /// error). Memory past `memory_limit` spills to `temp_directory`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Query::open`]; [`Error::Rejected`] for two inputs of one name; [`Error::Query`]
+    /// when an input's stream fails (its message included).
+    pub fn over_inputs(inputs: Vec<Input>, sql: &str, options: QueryOptions) -> Result<Query> {
+        check_text(sql)?;
+        let duckdb = Duckdb::get()?;
+        let handles = Handles::new(duckdb);
+        open_memory(duckdb, &handles, inputs, &options)?;
+        Query::start(duckdb, handles, sql, options)
+    }
+
+    /// Prepares and executes `sql` on the open connection of `handles`, under the watchdog.
+    fn start(
+        duckdb: &'static Duckdb,
+        handles: Arc<Handles>,
+        sql: &str,
+        options: QueryOptions,
+    ) -> Result<Query> {
         let watchdog = options
             .time_limit
             .map(|limit| Watchdog::start(&handles, limit));
@@ -400,10 +441,7 @@ impl Query {
     }
 
     fn connection(&self) -> Handle {
-        self.handles
-            .open
-            .lock()
-            .map_or(std::ptr::null_mut(), |open| open.1)
+        self.handles.connection()
     }
 
     fn result_error(&mut self) -> Error {
@@ -494,13 +532,6 @@ fn open_database(
     path: &Path,
     options: &QueryOptions,
 ) -> Result<()> {
-    let api = &duckdb.api;
-    let shown = path.display().to_string();
-    let open_error = |message: String| Error::Open {
-        path: shown.clone(),
-        message,
-    };
-    let path_c = c_string("the DuckDB file's path", &shown)?;
     let mut settings: Vec<(&str, String)> = vec![
         ("access_mode", "READ_ONLY".into()),
         ("enable_external_access", "false".into()),
@@ -511,6 +542,26 @@ fn open_database(
         settings.push(("max_memory", format!("{}MiB", (bytes >> 20).max(1))));
     }
     settings.push(("lock_configuration", "true".into()));
+    open_with(duckdb, handles, Some(path), &settings)
+}
+
+/// Opens the database at `path` (`None`: in memory) with `settings` and connects to it; the
+/// handles go into `handles`, which closes them.
+pub(crate) fn open_with(
+    duckdb: &'static Duckdb,
+    handles: &Handles,
+    path: Option<&Path>,
+    settings: &[(&str, String)],
+) -> Result<()> {
+    let api = &duckdb.api;
+    let shown = path.map_or(":memory:".to_string(), |p| p.display().to_string());
+    let open_error = |message: String| Error::Open {
+        path: shown.clone(),
+        message,
+    };
+    let path_c = path
+        .map(|_| c_string("the DuckDB file's path", &shown))
+        .transpose()?;
     let mut config: Handle = std::ptr::null_mut();
     let mut database: Handle = std::ptr::null_mut();
     let mut error: *mut c_char = std::ptr::null_mut();
@@ -520,7 +571,7 @@ fn open_database(
             (api.destroy_config)(&mut config);
             return Err(open_error("DuckDB could not make a configuration".into()));
         }
-        for (name, value) in &settings {
+        for (name, value) in settings {
             let (name_c, value_c) = (c_string(name, name)?, c_string(name, value)?);
             if (api.set_config)(config, name_c.as_ptr(), value_c.as_ptr()) != SUCCESS {
                 (api.destroy_config)(&mut config);
@@ -529,7 +580,8 @@ fn open_database(
                 )));
             }
         }
-        let state = (api.open_ext)(path_c.as_ptr(), &mut database, config, &mut error);
+        let path_ptr = path_c.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
+        let state = (api.open_ext)(path_ptr, &mut database, config, &mut error);
         (api.destroy_config)(&mut config);
         if state != SUCCESS {
             let why = first_line(&text(error));

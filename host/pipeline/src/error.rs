@@ -75,6 +75,16 @@ pub enum Error {
         /// What to do, for the source's format.
         hint: &'static str,
     },
+    /// The DuckDB query of a source over `inputs` failed: it does not parse, is not one
+    /// read-only query, names a table that is not an input, or an input could not be read.
+    #[error("{what}: {source}")]
+    Duckdb {
+        /// `source revenue (DUCKDB over silver_orders.json)`.
+        what: String,
+        /// DuckDB's error (its own message for a table that is not an input).
+        #[source]
+        source: ldp_duckdb::Error,
+    },
     /// A sink plugin (a file target's writer) failed.
     #[error("{what}: {source}")]
     Sink {
@@ -203,6 +213,7 @@ impl Error {
             | Error::DuplicateColumn { .. }
             | Error::SourceMissing { .. }
             | Error::Check { .. }
+            | Error::Duckdb { .. }
             | Error::Transform { .. } => ErrorKind::Source,
             Error::Sink { .. } => ErrorKind::Write,
             Error::Storage { source, .. } if source.kind().is_config() => ErrorKind::Config,

@@ -31,6 +31,7 @@
 //!   sources answered by [`DuckdbFiles`] (the runtime itself does not link DuckDB).
 
 pub mod catalog;
+mod check;
 pub mod contract;
 mod duckdb_engine;
 mod error;
@@ -53,14 +54,17 @@ pub mod transform;
 mod upsert;
 
 pub use catalog::ResolvedCatalog;
+pub use check::{TableCheck, check_table};
 pub use duckdb_engine::{DuckdbFiles, runtime_options};
 pub use error::{Error, ErrorKind, Result};
-pub use events::iceberg_sink::append_system_batch;
+pub use events::iceberg_sink::{append_system_batch, iceberg_sink_factory};
 pub use file_target::FileExport;
 pub use job::Job;
 pub use lock::TableLock;
 pub use quality::QualityReport;
 pub use report::{RunReport, UpsertCounts, WriteResult};
 pub use run::{EventContext, Pipeline, ProgressFn, ProvidedBatches, RunOptions, SinkFactory};
+pub use source::iceberg::SnapshotReader;
+pub use source::inputs::{InputTable, input_tables};
 pub use staged::{PublishPolicy, Staging};
 pub use target::{TargetTable, open_config, open_config_for_run};

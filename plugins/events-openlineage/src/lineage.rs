@@ -179,7 +179,18 @@ impl Lineage {
         }
 
         let quality = get("quality.evaluated");
-        let inputs = self.datasets(start.get("source"), get("run.extracted"), None, None)?;
+        // A query over inputs reads the tables `inputs` lists (an ldp extension); their schemas
+        // are not the query's, so they carry none.
+        let inputs = match start.get("inputs") {
+            Some(Value::Array(tables)) if !tables.is_empty() => {
+                let mut inputs = Vec::with_capacity(tables.len());
+                for table in tables {
+                    inputs.extend(self.datasets(Some(table), None, None, None)?);
+                }
+                inputs
+            }
+            _ => self.datasets(start.get("source"), get("run.extracted"), None, None)?,
+        };
         let outputs = self.datasets(start.get("target"), quality, quality, get("run.published"))?;
         let job_type = object([
             ("processingType", Value::from("BATCH")),

@@ -51,46 +51,18 @@ pub fn pin(args: &DatasetsPinArgs) -> anyhow::Result<u8> {
         let (key, value) = ldp_datasets::parse_property(item)?;
         properties.insert(key, value);
     }
-    let (warehouse, catalog_spec) = if target.local {
-        (
-            target.warehouse.clone(),
-            CatalogSpec::Local {
-                identifier: target.catalog_name.clone(),
-                warehouse_path: target.warehouse.clone(),
-            },
-        )
-    } else {
-        let warehouse = match std::env::var_os(ldp_datasets::WAREHOUSE_ENV) {
-            Some(value) if !value.is_empty() => {
-                ldp_datasets::resolve_warehouse(Some(Path::new(&value)))?
-            }
-            _ => target.warehouse.clone(),
-        };
-        let spec = match &target.catalog {
-            ldp_catalog::CatalogAddress::Sqlite(file) => CatalogSpec::Sqlite {
-                name: target.catalog_name.clone(),
-                file: std::path::absolute(file).unwrap_or(file.clone()),
-            },
-            // A database is recorded by its URI without password; the version then also reads
-            // through the metadata file it records.
-            postgres @ ldp_catalog::CatalogAddress::Postgres(_) => {
-                let mut spec = serde_json::Map::new();
-                spec.insert("type".into(), "sql".into());
-                spec.insert("name".into(), target.catalog_name.clone().into());
-                spec.insert("uri".into(), postgres.to_string().into());
-                CatalogSpec::Other(spec)
-            }
-            // A remote catalog is recorded by its description; the version reads through the
-            // metadata file it records.
-            remote @ ldp_catalog::CatalogAddress::Remote(_) => {
-                let mut spec = serde_json::Map::new();
-                spec.insert("name".into(), target.catalog_name.clone().into());
-                spec.insert("catalog".into(), remote.to_string().into());
-                CatalogSpec::Other(spec)
-            }
-        };
-        (warehouse, spec)
+    let warehouse = match std::env::var_os(ldp_datasets::WAREHOUSE_ENV) {
+        Some(value) if !target.local && !value.is_empty() => {
+            ldp_datasets::resolve_warehouse(Some(Path::new(&value)))?
+        }
+        _ => target.warehouse.clone(),
     };
+    let catalog_spec = CatalogSpec::recorded(
+        &target.catalog,
+        &target.catalog_name,
+        &target.warehouse,
+        target.local,
+    );
     let catalog = target.open_catalog(Mode::ReadWrite)?;
     let mut table = ldp_table::Table::load(&catalog, &target.namespace, &target.name)?;
     let request = PinRequest {

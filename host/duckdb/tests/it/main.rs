@@ -10,6 +10,8 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use ldp_duckdb::{Error, ErrorKind, Query, QueryOptions};
 
+mod inputs;
+
 const SETUP: &str = "run scripts/test once (it installs duckdb into .venv and fetches libduckdb into .venv/libduckdb), or: python3 -m venv .venv && .venv/bin/pip install duckdb==1.5.6";
 
 fn python() -> PathBuf {

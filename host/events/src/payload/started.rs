@@ -45,6 +45,9 @@ pub struct Started {
     pub logical_window: Option<(Timestamp, Timestamp)>,
     /// The source.
     pub source: DatasetRef,
+    /// The tables a query over inputs reads (an ldp extension, recorded only when there are
+    /// some): the run's input datasets in place of `source`.
+    pub inputs: Vec<DatasetRef>,
     /// The target.
     pub target: DatasetRef,
     /// Normally [`LDP_VERSION`].
@@ -99,6 +102,17 @@ impl EventPayload for Started {
             }),
         );
         payload.insert("source".into(), self.source.to_value());
+        if !self.inputs.is_empty() {
+            payload.insert(
+                "inputs".into(),
+                Value::from(
+                    self.inputs
+                        .iter()
+                        .map(DatasetRef::to_value)
+                        .collect::<Vec<_>>(),
+                ),
+            );
+        }
         payload.insert("target".into(), self.target.to_value());
         payload.insert("ldp_version".into(), Value::from(self.ldp_version.clone()));
         if !self.transforms.is_empty() {

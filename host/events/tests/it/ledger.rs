@@ -67,6 +67,7 @@ fn orders_started(day: &str, window: (&str, &str), key: &str) -> Started {
         ),
         ldp_version: LDP_VERSION.into(),
         transforms: Vec::new(),
+        inputs: Vec::new(),
     }
 }
 

@@ -57,6 +57,7 @@ fn started() -> Started {
         ),
         ldp_version: LDP_VERSION.into(),
         transforms: Vec::new(),
+        inputs: Vec::new(),
     }
 }
 

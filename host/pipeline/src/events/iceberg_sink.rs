@@ -18,6 +18,19 @@ use ldp_table::{
 
 use crate::target::TargetTable;
 
+/// A factory of `iceberg` sinks (one per attempt) writing to `_ldp` in the catalog of `table`:
+/// the sink a gold build gives a config that names none of its own.
+pub fn iceberg_sink_factory(table: &TargetTable) -> crate::run::SinkFactory {
+    let table = table.clone();
+    std::sync::Arc::new(move || {
+        Box::new(IcebergEventSink::new(
+            table.clone(),
+            None,
+            ldp_events::system_tables::DEFAULT_BATCH_SIZE,
+        )) as Box<dyn EventSink>
+    })
+}
+
 /// Buffers the events of a run and appends them to the `_ldp` tables.
 pub(crate) struct IcebergEventSink {
     /// Where the `_ldp` tables live (the catalog of the run's table).

@@ -111,6 +111,7 @@ impl Recorder {
                 .and_then(|s| s.window.as_ref())
                 .map(|w| (w.start, w.end)),
             source: source_ref(config),
+            inputs: input_refs(config),
             target,
             ldp_version: env!("CARGO_PKG_VERSION").to_string(),
             transforms,
@@ -250,7 +251,9 @@ pub(crate) fn error_type(error: &Error) -> &'static str {
         | Error::FileTargetMode { .. }
         | Error::PluginFile { .. } => "ConfigError",
         Error::Transform { .. } => "TransformError",
-        Error::Source { .. } | Error::DuplicateColumn { .. } => "SourceError",
+        Error::Source { .. } | Error::DuplicateColumn { .. } | Error::Duckdb { .. } => {
+            "SourceError"
+        }
         Error::SourceMissing { .. } => "FileNotFoundError",
         Error::Storage { source, .. } if source.kind().is_config() => "ConfigError",
         Error::Storage { .. } => "OSError",
@@ -282,6 +285,17 @@ fn source_ref(config: &Config) -> DatasetRef {
         (format, Some(path)) => DatasetRef::file(path, Some(format.as_str()), &base),
         (format, None) => DatasetRef::other(&block.name, Some(format.as_str())),
     }
+}
+
+/// The tables of the source's `inputs` (none for another source; an input that cannot be
+/// resolved is left out, since the run fails on it with its own message).
+fn input_refs(config: &Config) -> Vec<DatasetRef> {
+    if config.source().inputs.is_empty() {
+        return Vec::new();
+    }
+    crate::source::inputs::input_tables(config)
+        .map(|tables| tables.iter().map(|t| iceberg_ref(&t.table)).collect())
+        .unwrap_or_default()
 }
 
 /// The dataset ref of an Iceberg table.

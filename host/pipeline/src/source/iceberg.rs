@@ -71,29 +71,97 @@ impl IcebergSource {
                     })?,
             ),
         };
+        let mut reader = SnapshotReader::open(table, snapshot)?;
+        if sender
+            .send(Ok(Message::Schema(reader.schema.clone())))
+            .is_err()
+        {
+            return Ok(());
+        }
+        while let Some(batch) = reader.next_batch()? {
+            if sender.send(Ok(Message::Batch(batch))).is_err() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The rows of one snapshot of a table (its current one by default), one data file after the
+/// other, each batch in the snapshot's schema ([`conform`]).
+pub struct SnapshotReader {
+    table: ldp_table::Table,
+    schema: SchemaRef,
+    files: std::vec::IntoIter<String>,
+    current: Option<Box<dyn Iterator<Item = ldp_table::Result<RecordBatch>> + Send>>,
+}
+
+impl SnapshotReader {
+    /// Lists the live data files of `snapshot` (`None`: the current one); reads nothing yet.
+    pub fn open(table: ldp_table::Table, snapshot: Option<i64>) -> Result<SnapshotReader> {
         let schema = match snapshot {
             Some(id) => table.arrow_schema_at(Some(id))?,
             None => table.arrow_schema()?,
         };
-        if sender.send(Ok(Message::Schema(schema.clone()))).is_err() {
-            return Ok(());
-        }
-        let files = table.data_files(snapshot)?;
+        let files: Vec<String> = table
+            .data_files(snapshot)?
+            .iter()
+            .map(|file| file.file_path().to_string())
+            .collect();
         tracing::debug!(
-            table = %self.table.identifier(),
+            table = %table.identifier(),
             files = files.len(),
             snapshot = ?snapshot.or(table.current_snapshot_id()),
-            "reading the source table"
+            "reading a table"
         );
-        for file in files {
-            for batch in table.read_data_file(file.file_path(), Some(BATCH_ROWS))? {
-                let batch = conform(&batch?, &schema, self.table.identifier())?;
-                if sender.send(Ok(Message::Batch(batch))).is_err() {
-                    return Ok(());
+        Ok(SnapshotReader {
+            table,
+            schema,
+            files: files.into_iter(),
+            current: None,
+        })
+    }
+
+    /// The schema of every batch.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The next batch, `None` after the last file.
+    pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        loop {
+            if let Some(batches) = &mut self.current {
+                match batches.next() {
+                    Some(batch) => {
+                        let identifier = self.table.identifier().to_string();
+                        return conform(&batch?, &self.schema, identifier).map(Some);
+                    }
+                    None => self.current = None,
                 }
             }
+            let Some(file) = self.files.next() else {
+                return Ok(None);
+            };
+            self.current = Some(Box::new(
+                self.table.read_data_file(&file, Some(BATCH_ROWS))?,
+            ));
         }
-        Ok(())
+    }
+}
+
+impl Iterator for SnapshotReader {
+    type Item = std::result::Result<RecordBatch, arrow_schema::ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_batch()
+            .map_err(|e| arrow_schema::ArrowError::ExternalError(Box::new(e)))
+            .transpose()
+    }
+}
+
+impl arrow_array::RecordBatchReader for SnapshotReader {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
     }
 }
 

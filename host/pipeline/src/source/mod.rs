@@ -1,8 +1,10 @@
 //! A config's source, read on its own thread and handed to the writer as Arrow batches: a file
-//! read by a plugin in the sandbox ([`plugin`]), or an Iceberg table read by the host at its
-//! current snapshot ([`iceberg`]).
+//! read by a plugin in the sandbox ([`plugin`]), an Iceberg table read by the host at its
+//! current snapshot ([`iceberg`]), or a DuckDB query the host runs over the tables of other
+//! configs ([`inputs`]).
 
-mod iceberg;
+pub(crate) mod iceberg;
+pub mod inputs;
 mod plugin;
 mod zstd_parquet;
 
@@ -15,6 +17,7 @@ use ldp_config::{Config, Format, Window};
 use ldp_plugin_runtime::{Plugin, Runtime};
 
 pub(crate) use iceberg::IcebergSource;
+pub(crate) use inputs::InputsSource;
 pub(crate) use plugin::PluginSource;
 
 use crate::error::Result;
@@ -50,6 +53,8 @@ pub(crate) enum SourceSpec {
     Plugin(PluginSource),
     /// An Iceberg table, read by the host.
     Iceberg(IcebergSource),
+    /// A DuckDB query over the tables of other configs, run by the host.
+    Inputs(InputsSource),
     /// Batches the caller already has (a sql task's query result).
     Provided(crate::run::ProvidedBatches),
 }
@@ -58,7 +63,7 @@ pub(crate) enum SourceSpec {
 pub(crate) enum Loaded {
     /// The plugin.
     Plugin(Box<Plugin>),
-    /// Nothing to load (an Iceberg table, provided batches).
+    /// Nothing to load (an Iceberg table, a query over inputs, provided batches).
     Iceberg,
 }
 
@@ -67,6 +72,9 @@ impl SourceSpec {
     pub fn resolve(config: &Config, window: Option<&Window>) -> Result<SourceSpec> {
         if config.source().format == Format::Iceberg {
             return Ok(SourceSpec::Iceberg(IcebergSource::resolve(config)?));
+        }
+        if !config.source().inputs.is_empty() {
+            return Ok(SourceSpec::Inputs(InputsSource::resolve(config)?));
         }
         Ok(SourceSpec::Plugin(PluginSource::resolve(config, window)?))
     }
@@ -84,7 +92,9 @@ impl SourceSpec {
     pub fn load(&self, runtime: &Runtime) -> Result<Loaded> {
         match self {
             SourceSpec::Plugin(source) => Ok(Loaded::Plugin(Box::new(source.load(runtime)?))),
-            SourceSpec::Iceberg(_) | SourceSpec::Provided(_) => Ok(Loaded::Iceberg),
+            SourceSpec::Iceberg(_) | SourceSpec::Inputs(_) | SourceSpec::Provided(_) => {
+                Ok(Loaded::Iceberg)
+            }
         }
     }
 
@@ -93,6 +103,7 @@ impl SourceSpec {
         match (self, loaded) {
             (SourceSpec::Plugin(source), Loaded::Plugin(plugin)) => source.produce(plugin, sender),
             (SourceSpec::Iceberg(source), _) => source.produce(sender),
+            (SourceSpec::Inputs(source), _) => source.produce(sender),
             (SourceSpec::Provided(provided), _) => {
                 if sender
                     .send(Ok(Message::Schema(provided.schema.clone())))

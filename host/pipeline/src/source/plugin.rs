@@ -335,20 +335,32 @@ fn duckdb_config(config: &Config, file: &Path) -> Result<serde_json::Value> {
     });
     if let Some(relation) = &block.relation {
         plugin_config["relation"] = relation.clone().into();
-    } else if let Some(sql) = &block.sql {
-        plugin_config["sql"] = sql.clone().into();
-    } else if let Some(query_file) = &block.query_file {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let path = PathContext::new(config.base_dir.as_deref(), &cwd)
-            .resolve(query_file)
-            .path;
-        let sql = std::fs::read_to_string(&path).map_err(|e| Error::SourceMissing {
+    } else if let Some(sql) = duckdb_query_text(config)? {
+        plugin_config["sql"] = sql.into();
+    }
+    Ok(plugin_config)
+}
+
+/// The query of a DuckDB source: `sql`, or the text of the file `query_file` names (relative
+/// to the config's folder); `None` for a `relation`.
+pub(super) fn duckdb_query_text(config: &Config) -> Result<Option<String>> {
+    let block = config.source();
+    if let Some(sql) = &block.sql {
+        return Ok(Some(sql.clone()));
+    }
+    let Some(query_file) = &block.query_file else {
+        return Ok(None);
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let path = PathContext::new(config.base_dir.as_deref(), &cwd)
+        .resolve(query_file)
+        .path;
+    std::fs::read_to_string(&path)
+        .map(Some)
+        .map_err(|e| Error::SourceMissing {
             message: format!(
                 "cannot read the query file {} (metadata.source.query_file {query_file:?}): {e}; the path is relative to the config's folder",
                 path.display()
             ),
-        })?;
-        plugin_config["sql"] = sql.into();
-    }
-    Ok(plugin_config)
+        })
 }
