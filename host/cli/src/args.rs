@@ -4,10 +4,12 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+mod dbt;
 mod gold;
 mod maintain;
 
-pub use gold::{GoldCommand, GoldSyncArgs};
+pub use dbt::{DbtCommand, DbtInitArgs, DbtRunArgs};
+pub use gold::{GoldBuildArgs, GoldCommand, GoldReleasesArgs, GoldSyncArgs};
 pub use maintain::MaintainArgs;
 
 /// ldp: Iceberg tables on a laptop that behave like production.
@@ -156,16 +158,23 @@ pub enum Command {
     ///
     /// Example: ldp maintain daily.json --compact --expire 7 --orphans --apply
     Maintain(MaintainArgs),
-    /// Gold tables: write a config's contract (metadata.docs) into its table.
+    /// Gold tables: build them in order and release them, or write a config's contract
+    /// (metadata.docs) into its table.
     #[command(subcommand)]
     Gold(GoldCommand),
+    /// Run a dbt project over the Iceberg tables of a folder of configs, and publish the models
+    /// it marks ldp_publish back to Iceberg (needs dbt-core and dbt-duckdb).
+    #[command(subcommand)]
+    Dbt(DbtCommand),
     /// Run SQL (DataFusion) over the Iceberg tables of one or more configs.
     ///
     /// With one config file, the table is named after target.name. With a folder of configs,
     /// or several configs, every table is registered as namespace.table, and by its bare name
     /// when that is unique, so SQL can join them. --snapshot reads an older version of one
     /// table; --as-of TIME reads every table as it was at TIME (a table that had no snapshot
-    /// then is left out, with a warning). Only queries run: DDL, DML and SET are refused.
+    /// then is left out, with a warning); --release rN reads the gold tables as release rN of
+    /// their namespace names them (ldp gold releases). Only queries run: DDL, DML and SET are
+    /// refused.
     ///
     /// --cluster df://HOST:PORT runs the query on a Ballista cluster (ldp cluster): the tables
     /// are resolved here as for a local query, and the scheduler gets a plan that names each
@@ -924,6 +933,11 @@ pub struct QueryArgs {
     /// 23:59:59' (UTC unless it has an offset; a date alone is midnight).
     #[arg(long, value_name = "TIME")]
     pub as_of: Option<String>,
+    /// Read each table at its snapshot in release RELEASE (r1, r2, ...) of its namespace, which
+    /// ldp gold build cut; a table the release does not hold, or in a namespace without
+    /// releases, is read as it is now.
+    #[arg(long, value_name = "RELEASE", conflicts_with_all = ["snapshot", "as_of"])]
+    pub release: Option<String>,
     /// Print JSON (columns, rows, row count) instead of a table.
     #[arg(long)]
     pub json: bool,

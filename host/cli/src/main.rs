@@ -99,6 +99,16 @@ fn report(e: &anyhow::Error) -> ExitCode {
                         .downcast_ref::<ldp_pipeline::Error>()
                         .map(|p| p.exit_code())
                 })
+                .or_else(|| {
+                    cause
+                        .downcast_ref::<ldp_dbt::Error>()
+                        .map(|e| e.exit_code())
+                })
+                .or_else(|| {
+                    cause
+                        .downcast_ref::<ldp_gold::Error>()
+                        .map(|e| e.exit_code())
+                })
         })
         .unwrap_or(1);
     ExitCode::from(u8::try_from(code).unwrap_or(1))

@@ -141,6 +141,14 @@ pub enum Task {
     Maintain(MaintainSettings),
     /// `ldp gold sync`.
     GoldSync(crate::args::GoldSyncArgs),
+    /// `ldp gold build`.
+    GoldBuild(crate::args::GoldBuildArgs),
+    /// `ldp gold releases`.
+    GoldReleases(crate::args::GoldReleasesArgs),
+    /// `ldp dbt init`.
+    DbtInit(crate::args::DbtInitArgs),
+    /// `ldp dbt build|test|docs|exec`.
+    Dbt(ldp_dbt::DbtCommand, crate::args::DbtRunArgs),
     /// `ldp query`.
     Query(QuerySettings),
     /// `ldp pipelines`.
@@ -226,6 +234,8 @@ pub enum TimeTravel {
     Snapshot(i64),
     /// `--as-of TIME`, in milliseconds since the epoch.
     AsOf(i64),
+    /// `--release rN`: the release's number.
+    Release(u32),
 }
 
 /// `ldp query`, validated.
@@ -408,6 +418,25 @@ impl Settings {
             Command::Snapshots { config, json } => Task::Snapshots { config, json },
             Command::Maintain(args) => Task::Maintain(maintain::settings(args)?),
             Command::Gold(crate::args::GoldCommand::Sync(args)) => Task::GoldSync(args),
+            Command::Gold(crate::args::GoldCommand::Build(args)) => Task::GoldBuild(args),
+            Command::Dbt(command) => {
+                use crate::args::DbtCommand as Args;
+                match command {
+                    Args::Init(args) => Task::DbtInit(args),
+                    Args::Build(args) => Task::Dbt(ldp_dbt::DbtCommand::Build, args),
+                    Args::Test(args) => Task::Dbt(ldp_dbt::DbtCommand::Test, args),
+                    Args::Docs(args) => {
+                        Task::Dbt(ldp_dbt::DbtCommand::Docs { serve: args.serve }, args.run)
+                    }
+                    Args::Exec(args) => Task::Dbt(ldp_dbt::DbtCommand::Exec, args),
+                }
+            }
+            Command::Gold(crate::args::GoldCommand::Releases(args)) => {
+                if let Some(name) = &args.show {
+                    release_setting(name)?;
+                }
+                Task::GoldReleases(args)
+            }
             Command::Query(args) => Task::Query(query_settings(args)?),
             Command::Pipelines { json } => Task::Pipelines { json },
             Command::Plugins(args) => match args.command {
@@ -547,10 +576,11 @@ fn query_settings(mut args: QueryArgs) -> Result<QuerySettings, SettingsError> {
     if args.args.is_empty() {
         return Err(SettingsError::QueryArgs);
     }
-    let at = match (args.snapshot, &args.as_of) {
-        (Some(id), _) => TimeTravel::Snapshot(id),
-        (None, Some(text)) => TimeTravel::AsOf(parse_as_of(text)?),
-        (None, None) => TimeTravel::Current,
+    let at = match (args.snapshot, &args.as_of, &args.release) {
+        (Some(id), _, _) => TimeTravel::Snapshot(id),
+        (None, Some(text), _) => TimeTravel::AsOf(parse_as_of(text)?),
+        (None, None, Some(name)) => TimeTravel::Release(release_setting(name)?),
+        (None, None, None) => TimeTravel::Current,
     };
     Ok(QuerySettings {
         configs: args.args.into_iter().map(PathBuf::from).collect(),
@@ -560,6 +590,15 @@ fn query_settings(mut args: QueryArgs) -> Result<QuerySettings, SettingsError> {
         json: args.json,
         cluster: cluster_setting(args.cluster.as_deref())?,
         timeout: args.timeout.map(query_timeout).transpose()?,
+    })
+}
+
+/// A release name (`r1`, `r2`, ...), as its number.
+fn release_setting(name: &str) -> Result<u32, SettingsError> {
+    ldp_gold::release::release_number(name).ok_or_else(|| {
+        SettingsError::Options(format!(
+            "a release is named r1, r2, ... (ldp gold releases DIR lists them), got {name:?}"
+        ))
     })
 }
 

@@ -6,6 +6,7 @@ mod catalog_serve;
 mod cluster;
 mod commits;
 mod datasets;
+mod dbt;
 mod demo;
 mod gold;
 mod maintain;
@@ -56,6 +57,10 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::Snapshots { config, json } => snapshots::run(config, *json),
         Task::Maintain(settings) => maintain::run(settings),
         Task::GoldSync(args) => gold::sync(args),
+        Task::GoldBuild(args) => gold::build(runtime()?, args),
+        Task::GoldReleases(args) => gold::releases(args),
+        Task::DbtInit(args) => dbt::init(args),
+        Task::Dbt(command, args) => dbt::run(runtime()?, command.clone(), args),
         Task::Query(query) => query::run(query),
         Task::Pipelines { json } => pipelines::run(*json),
         Task::PluginsList { json } => plugins::list(&runtime()?, *json),

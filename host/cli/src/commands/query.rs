@@ -37,6 +37,10 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
         Some(url) => Box::new(ldp_cluster::ClusterSession::connect(url)?),
         None => Box::new(Session::new()?),
     };
+    let released = match settings.at {
+        TimeTravel::Release(number) => release_snapshots(&tables, number)?,
+        _ => BTreeMap::new(),
+    };
     let mut snapshot_read = None;
     for target in &tables {
         let table = target.load()?;
@@ -54,6 +58,7 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
                 }
             },
             TimeTravel::AsOf(ms) => Some(table.snapshot_as_of(ms)?.snapshot_id),
+            TimeTravel::Release(_) => released.get(&table_key(target)).copied(),
         };
         snapshot_read = snapshot.or(table.current_snapshot_id());
         let mut names = vec![TableName::qualified(&target.namespace, &target.name)];
@@ -110,6 +115,47 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
         write!(stdout, "{}", table::render(&header, &rows, out.total_rows))?;
     }
     Ok(0)
+}
+
+/// A table, by its warehouse and identifier.
+fn table_key(target: &ldp_pipeline::TargetTable) -> (PathBuf, String) {
+    (target.warehouse.clone(), target.identifier())
+}
+
+/// The snapshot that release rN of each table's namespace names for it; a table the release
+/// does not hold is read as it is now. At least one namespace must have the release.
+fn release_snapshots(
+    tables: &[ldp_pipeline::TargetTable],
+    number: u32,
+) -> anyhow::Result<BTreeMap<(PathBuf, String), i64>> {
+    let name = format!("r{number}");
+    let mut places: Vec<(PathBuf, String)> = tables
+        .iter()
+        .map(|t| (t.warehouse.clone(), t.namespace.clone()))
+        .collect();
+    places.sort();
+    places.dedup();
+    let mut snapshots = BTreeMap::new();
+    let mut found = false;
+    for (warehouse, namespace) in &places {
+        let release = match ldp_gold::read_release(warehouse, namespace, &name) {
+            Ok(release) => release,
+            Err(e) if e.kind() == ldp_gold::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e.into()),
+        };
+        found = true;
+        for table in &release.tables {
+            snapshots.insert((warehouse.clone(), table.table.clone()), table.snapshot_id);
+        }
+    }
+    if !found {
+        let namespaces: Vec<&str> = places.iter().map(|p| p.1.as_str()).collect();
+        bail!(
+            "no release {name} in the namespaces of these tables ({}); ldp gold releases DIR lists the releases",
+            namespaces.join(", ")
+        );
+    }
+    Ok(snapshots)
 }
 
 fn list(paths: &[PathBuf]) -> String {

@@ -15,7 +15,7 @@ use super::{rides, stderr};
 const SETUP: &str = "run scripts/test once: it fetches libduckdb into .venv/libduckdb and installs duckdb into .venv";
 
 /// `ldp` with the libduckdb scripts/test fetched (when the environment names none).
-fn ldp(args: &[&str]) -> Output {
+pub(crate) fn ldp(args: &[&str]) -> Output {
     let library = std::env::var_os("LDP_DUCKDB_LIB").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv/libduckdb/libduckdb.so"),
         PathBuf::from,

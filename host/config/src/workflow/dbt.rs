@@ -1,4 +1,4 @@
-//! The `dbt` task kind, read as the Python tool reads it so that the Python tool's workflows load:
+//! The `dbt` task kind, read as the Python tool reads it:
 //!
 //! ```json
 //! {"id": "gold", "depends_on": ["orders"], "dbt": {"project": "dbt", "select": "+daily_revenue"}}
@@ -9,8 +9,7 @@
 //! non-empty list of them; no `-` options), `vars` (an object; `window_start` and
 //! `window_end` are set by the run), `skip_unchanged` (bool, default true) and `dbt_bin`.
 //!
-//! ldp does not run dbt: `ldp workflow plan` warns that the task is not run by ldp and names
-//! the `sql` task kind as the ldp way to build a model over Iceberg tables.
+//! A run does what `ldp dbt build` (or `test`) does for the window (docs/dbt.md).
 
 use serde_json::{Map, Value};
 

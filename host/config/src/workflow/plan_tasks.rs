@@ -267,11 +267,6 @@ fn plan_dbt(dbt: &DbtTask, window: Option<&Window>) -> Planned {
             json!({"window_start": format_instant(window.start), "window_end": format_instant(window.end)}),
         );
     }
-    outcome.notes.push(
-        "ldp does not run dbt, so a run of this workflow fails this task; write the model as a \
-         'sql' task, which ldp runs with DataFusion and publishes to an Iceberg table"
-            .to_owned(),
-    );
     outcome
 }
 

@@ -43,8 +43,8 @@ pub enum TaskKind {
     /// `"maintain": {...}`: expire snapshots and find orphan files of a config's Iceberg table
     /// (a dry run unless `apply`).
     Maintain(MaintainTask),
-    /// `"dbt": {...}`: the Python tool runs a dbt project; ldp reads it, plans it with a warning,
-    /// and does not run it (write the model as a `sql` task).
+    /// `"dbt": {...}`: build (or test) a dbt project for the window and publish its marked
+    /// models (`ldp dbt build`).
     Dbt(DbtTask),
     /// `"sql": {...}` (ldp's own): a SQL model over Iceberg tables, run by DataFusion and
     /// published to an Iceberg table.

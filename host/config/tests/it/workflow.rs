@@ -333,7 +333,6 @@ fn sql_and_dbt_tasks_plan() {
     assert_eq!(
         plan.warnings,
         [
-            "task 'gold': ldp does not run dbt, so a run of this workflow fails this task; write the model as a 'sql' task, which ldp runs with DataFusion and publishes to an Iceberg table",
             "task 'revenue' reads the table shop.orders, which task 'orders' writes, and no depends_on connects them, so they may run in either order",
         ]
     );

@@ -1,11 +1,12 @@
 //! The task kinds a workflow runs, one file each: [`pipeline`] (a dataset config for the
-//! window), [`sql`] (a SQL model run by DataFusion and published to an Iceberg table) and
-//! [`maintain`] (snapshot expiry of a config's table). A `dbt` task is read so the Python tool's
-//! workflows load, and fails when run: ldp's SQL models are `sql` tasks.
+//! window), [`sql`] (a SQL model run by DataFusion and published to an Iceberg table),
+//! [`maintain`] (snapshot expiry of a config's table) and [`dbt`] (a dbt project built for the
+//! window, its marked models published).
 //!
 //! Each kind runs one attempt and says how it went ([`Attempt`]); the runner retries, marks
 //! dependants and writes the ledger.
 
+pub(crate) mod dbt;
 pub(crate) mod maintain;
 pub(crate) mod pipeline;
 pub(crate) mod sql;
@@ -143,14 +144,6 @@ pub(crate) fn run_attempt(run: &TaskRun<'_>) -> Attempt {
         TaskKind::Pipeline(pipeline) => pipeline::run(run, &run.workflow.resolve(&pipeline.config)),
         TaskKind::Sql(sql) => sql::run(run, sql),
         TaskKind::Maintain(maintain) => maintain::run(run, maintain),
-        TaskKind::Dbt(_) => Attempt::failed(
-            "ConfigError",
-            format!(
-                "task '{}' is a dbt task, which ldp does not run: write the model as a 'sql' task, \
-                 which ldp runs with DataFusion and publishes to an Iceberg table",
-                run.task.id
-            ),
-            false,
-        ),
+        TaskKind::Dbt(dbt) => dbt::run(run, dbt),
     }
 }
