@@ -10,8 +10,10 @@
 //! `VersionId` (the Glue client's test `commits::moto_alone_ignores_version_id` pins it). The
 //! shared server therefore runs moto with [`ENFORCE_VERSION`]: a patch of moto's `UpdateTable`
 //! that answers `ConcurrentModificationException` when `VersionId` is not the table's current
-//! version, as AWS Glue documents and does. The concurrency tests need that lock; everything
-//! else is moto as installed.
+//! version, as AWS Glue documents and does, and that makes `CreateTable` atomic (moto checks
+//! that the table is absent, then creates it, unlocked: two racing creates could both succeed,
+//! the second replacing the first, where Glue answers `AlreadyExistsException`). The
+//! concurrency tests need both; everything else is moto as installed.
 
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -35,7 +37,7 @@ pub const SECRET_ACCESS_KEY: &str = "ldp-test-SECRET-key-0123456789";
 pub const REGION: &str = "us-east-1";
 
 /// moto's server with Glue's optimistic lock on `UpdateTable` (`VersionId` must be the current
-/// version), then moto's own `main`.
+/// version) and an atomic `CreateTable`, then moto's own `main`.
 pub const ENFORCE_VERSION: &str = r#"
 import sys, threading
 from moto.core.exceptions import JsonRESTError
@@ -59,6 +61,16 @@ def update_table(self):
         return _update_table(self)
 
 GlueResponse.update_table = update_table
+
+# moto checks that a table does not exist and then creates it without a lock, so two threads
+# could both create it (the second replacing the first); Glue's CreateTable is atomic.
+_create_table = GlueResponse.create_table
+
+def create_table(self):
+    with _lock:
+        return _create_table(self)
+
+GlueResponse.create_table = create_table
 sys.argv[0] = "moto_server"
 sys.exit(main())
 "#;
