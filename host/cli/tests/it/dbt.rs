@@ -1,8 +1,9 @@
 //! `ldp dbt` on the real dbt (dbt-core and dbt-duckdb, which `scripts/test` installs into
 //! `.venv-dbt`): a project over the silver tables of examples/gold with a table model, an
 //! incremental model with a `unique_key` and a failing data test. The build publishes nothing;
-//! fixed, it publishes both, the incremental one as an upsert; a gold model missing a column
-//! description is refused before anything is published.
+//! fixed, it publishes both, the incremental one as an upsert; `test`, `exec` and `docs` publish
+//! nothing; a workflow's dbt task gets its window; a gold model missing a column description is
+//! refused before anything is published.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -177,6 +178,38 @@ fn a_failing_test_publishes_nothing_and_a_passing_build_publishes_both_models() 
     assert_eq!(report["published"][0]["mode"], "upsert");
     let rows = query("SELECT count(*) AS n FROM mart.orders_latest");
     assert!(rows.to_string().contains("55"), "{rows}");
+
+    // test, exec and docs run dbt with the sources registered, and publish nothing.
+    let published_before = std::fs::read_dir(dir.join("warehouse/mart/orders_latest/metadata"))
+        .unwrap()
+        .count();
+    for args in [
+        vec!["dbt", "test", "shop"],
+        vec![
+            "dbt",
+            "exec",
+            "shop",
+            "compile",
+            "--select",
+            "orders_latest",
+        ],
+        vec!["dbt", "docs", "shop"],
+    ] {
+        let out = ldp(dir, &args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+    assert!(project.join("target/catalog.json").is_file());
+    let published_after = std::fs::read_dir(dir.join("warehouse/mart/orders_latest/metadata"))
+        .unwrap()
+        .count();
+    assert_eq!(published_before, published_after);
+    let exec = ldp(dir, &["dbt", "exec", "shop"]);
+    assert_eq!(exec.status.code(), Some(1));
+    assert!(
+        stderr(&exec).contains("ldp dbt exec needs the dbt command"),
+        "{}",
+        stderr(&exec)
+    );
 
     // A workflow's dbt task builds the project for the window: window_start reaches dbt.
     write(
