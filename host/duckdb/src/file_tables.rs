@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::library::Duckdb;
-use crate::memory::{Input, execute, quote_identifier, register};
+use crate::memory::{Input, execute, quote_identifier, register, writable_settings};
 use crate::query::{Handles, QueryOptions, open_with};
 
 /// Copies `tables` into schema `schema` of the DuckDB file at `path` (created when missing),
@@ -26,16 +26,7 @@ pub fn write_tables(
 ) -> Result<()> {
     let duckdb = Duckdb::get()?;
     let handles = Handles::new(duckdb);
-    let mut settings: Vec<(&str, String)> = vec![
-        ("autoload_known_extensions", "false".into()),
-        ("autoinstall_known_extensions", "false".into()),
-    ];
-    if let Some(bytes) = options.memory_limit {
-        settings.push(("max_memory", format!("{}MiB", (bytes >> 20).max(1))));
-    }
-    if let Some(dir) = &options.temp_directory {
-        settings.push(("temp_directory", dir.display().to_string()));
-    }
+    let settings = writable_settings(options);
     open_with(duckdb, &handles, Some(path), &settings)?;
     let connection = handles.connection();
     let schema = quote_identifier(schema);

@@ -29,13 +29,9 @@ impl std::fmt::Debug for Input {
     }
 }
 
-/// Opens an in-memory database, copies every input into its table, then locks the database.
-pub(crate) fn open_memory(
-    duckdb: &'static Duckdb,
-    handles: &Handles,
-    inputs: Vec<Input>,
-    options: &QueryOptions,
-) -> Result<()> {
+/// The settings of a database ldp writes Arrow streams into: no extension loaded or installed,
+/// DuckDB's memory capped and its spill folder set as `options` say.
+pub(crate) fn writable_settings(options: &QueryOptions) -> Vec<(&'static str, String)> {
     let mut settings: Vec<(&str, String)> = vec![
         ("autoload_known_extensions", "false".into()),
         ("autoinstall_known_extensions", "false".into()),
@@ -46,6 +42,17 @@ pub(crate) fn open_memory(
     if let Some(dir) = &options.temp_directory {
         settings.push(("temp_directory", dir.display().to_string()));
     }
+    settings
+}
+
+/// Opens an in-memory database, copies every input into its table, then locks the database.
+pub(crate) fn open_memory(
+    duckdb: &'static Duckdb,
+    handles: &Handles,
+    inputs: Vec<Input>,
+    options: &QueryOptions,
+) -> Result<()> {
+    let settings = writable_settings(options);
     crate::query::open_with(duckdb, handles, None, &settings)?;
     let connection = handles.connection();
     // Timestamps with a time zone read and print in UTC, whatever the machine's zone. A build
