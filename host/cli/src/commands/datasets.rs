@@ -5,7 +5,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ldp_catalog::Mode;
-use ldp_config::Config;
 use ldp_datasets::{CatalogSpec, DatasetVersion, ExportFormat, PinRequest};
 use ldp_pipeline::TargetTable;
 use serde_json::{Value, json};
@@ -14,30 +13,11 @@ use crate::args::{DatasetsExportArgs, DatasetsListArgs, DatasetsPinArgs, Dataset
 use crate::output::cell::Cell;
 use crate::output::table;
 
-/// The config's Iceberg table: its target when that is Iceberg, else its source.
-fn iceberg_table(config: &Config, path: &Path) -> anyhow::Result<TargetTable> {
-    for block in [config.target(), config.source()] {
-        if block.is_iceberg() {
-            return Ok(TargetTable::resolve(config, block)?);
-        }
-    }
-    Err(ldp_datasets::Error::Config {
-        message: format!(
-            "config {} ({}) has no Iceberg table: its source is '{}' and its target is '{}'",
-            config.identifier,
-            path.display(),
-            config.source().format.as_str(),
-            config.target().format.as_str()
-        ),
-    }
-    .into())
-}
-
 /// `--config`'s warehouse, else `--warehouse`, else `$LDP_WAREHOUSE`.
 fn warehouse(place: &DatasetsWhere) -> anyhow::Result<PathBuf> {
     if let Some(path) = &place.config {
         let config = ldp_pipeline::open_config(path)?;
-        return Ok(iceberg_table(&config, path)?.warehouse);
+        return Ok(TargetTable::of_config(&config, path)?.warehouse);
     }
     Ok(ldp_datasets::resolve_warehouse(place.warehouse.as_deref())?)
 }
@@ -45,7 +25,7 @@ fn warehouse(place: &DatasetsWhere) -> anyhow::Result<PathBuf> {
 /// `ldp datasets pin CONFIG NAME`.
 pub fn pin(args: &DatasetsPinArgs) -> anyhow::Result<u8> {
     let config = ldp_pipeline::open_config(&args.config)?;
-    let target = iceberg_table(&config, &args.config)?;
+    let target = TargetTable::of_config(&config, &args.config)?;
     let mut properties = BTreeMap::new();
     for item in &args.property {
         let (key, value) = ldp_datasets::parse_property(item)?;
