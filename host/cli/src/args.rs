@@ -516,13 +516,14 @@ pub struct DatasetsListArgs {
 pub struct DatasetsExportArgs {
     /// The dataset name, or NAME@vN.
     pub name: String,
-    /// The output file, or an s3://BUCKET/KEY object.
+    /// The output file, an s3://BUCKET/KEY object, or - for stdout (jsonl and arrow only).
     pub dest: PathBuf,
     /// The version number [default: the latest].
     #[arg(long, value_name = "N")]
     pub version: Option<u32>,
-    /// The file format.
-    #[arg(long, value_name = "FORMAT", default_value = "parquet", value_parser = ["parquet", "jsonl"])]
+    /// The file format: Parquet, JSON Lines, or an Arrow IPC stream (the manifest in the
+    /// schema metadata of Parquet and Arrow, as ldp.dataset).
+    #[arg(long, value_name = "FORMAT", default_value = "parquet", value_parser = ["parquet", "jsonl", "arrow"])]
     pub format: String,
     #[command(flatten)]
     pub place: DatasetsWhere,
@@ -857,6 +858,13 @@ pub struct RunCmdArgs {
     /// Print the result as JSON on stdout, for scripts.
     #[arg(long)]
     pub json: bool,
+    /// Pass every batch, after the config's transforms and before the quality checks, through
+    /// a transform outside the sandbox at the other end of two pipes: ldp writes an Arrow IPC
+    /// stream to the file TO and reads one batch back from FROM for each it wrote (such as
+    /// /dev/fd/5,/dev/fd/6 for pipes it inherited). ldp's Python package runs
+    /// ldp.run(config, transform=fn) this way; the code at the other end is trusted.
+    #[arg(long, value_name = "TO,FROM")]
+    pub pipe_transform: Option<String>,
 }
 
 /// `ldp plan`.
@@ -941,6 +949,11 @@ pub struct QueryArgs {
     /// Print JSON (columns, rows, row count) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Write every row (--max-rows does not apply) to stdout as an Arrow IPC stream, batch by
+    /// batch as the query produces them, for pyarrow, polars and other Arrow readers (ldp's
+    /// Python package reads it). Refused when stdout is a terminal.
+    #[arg(long, conflicts_with = "json")]
+    pub arrow: bool,
     /// Run the query on the Ballista cluster whose scheduler is at this URL (ldp cluster
     /// scheduler) instead of in this process; 'local' runs it here whatever LDP_CLUSTER says.
     #[arg(long, value_name = "df://HOST:PORT", env = "LDP_CLUSTER")]

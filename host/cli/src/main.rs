@@ -1,6 +1,6 @@
 //! `ldp`: the command-line tool. Parses arguments into validated [`settings`], runs one command
-//! and maps errors to the documented exit codes (0 ok, 1 error, 3 data gate). A broken pipe on
-//! stdout (`ldp … | head`) exits 0.
+//! and maps errors to the documented exit codes (0 ok, 1 error, 3 data gate; [`report`]). A
+//! broken pipe on stdout (`ldp … | head`) exits 0.
 
 mod args;
 #[cfg(test)]
@@ -9,10 +9,10 @@ mod commands;
 mod interrupt;
 mod output;
 mod progress;
+mod report;
 mod settings;
 
 use clap::Parser;
-use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -29,13 +29,13 @@ fn main() -> ExitCode {
     };
     let settings = match settings::Settings::from_cli(cli) {
         Ok(settings) => settings,
-        Err(e) => return report(&anyhow::Error::new(e)),
+        Err(e) => return report::report(&anyhow::Error::new(e)),
     };
     init_logging(&settings.log_filter);
     match commands::run(settings) {
         Ok(code) => ExitCode::from(code),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => report(&e),
+        Err(e) => report::report(&e),
     }
 }
 
@@ -56,60 +56,4 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
-}
-
-/// The error and its causes, `outer: inner`, without repeating a cause that an outer error's
-/// message already quotes (error types that print their source in their own message).
-fn message(e: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in e.chain() {
-        let part = cause.to_string();
-        if text.contains(&part) {
-            continue;
-        }
-        if !text.is_empty() {
-            text.push_str(": ");
-        }
-        text.push_str(&part);
-    }
-    text
-}
-
-/// Prints `ldp: error: …` and gives the exit code of the error's kind (`ldp: interrupted` and
-/// 130 for Ctrl-C).
-fn report(e: &anyhow::Error) -> ExitCode {
-    if e.chain().any(|c| {
-        matches!(
-            c.downcast_ref::<ldp_pipeline::Error>(),
-            Some(ldp_pipeline::Error::Interrupted)
-        )
-    }) {
-        let _ = writeln!(std::io::stderr(), "ldp: interrupted");
-        return ExitCode::from(130);
-    }
-    let _ = writeln!(std::io::stderr(), "ldp: error: {}", message(e));
-    let code = e
-        .chain()
-        .find_map(|cause| {
-            cause
-                .downcast_ref::<ldp_plugin_runtime::RuntimeError>()
-                .map(|r| r.exit_code())
-                .or_else(|| {
-                    cause
-                        .downcast_ref::<ldp_pipeline::Error>()
-                        .map(|p| p.exit_code())
-                })
-                .or_else(|| {
-                    cause
-                        .downcast_ref::<ldp_dbt::Error>()
-                        .map(|e| e.exit_code())
-                })
-                .or_else(|| {
-                    cause
-                        .downcast_ref::<ldp_gold::Error>()
-                        .map(|e| e.exit_code())
-                })
-        })
-        .unwrap_or(1);
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

@@ -98,18 +98,7 @@ pub struct Settings {
 #[derive(Debug)]
 pub enum Task {
     /// `ldp run`.
-    Run {
-        /// The config file.
-        config: PathBuf,
-        /// `--mode`.
-        mode: Option<ldp_config::WriteMode>,
-        /// A staged run's options, when it is one.
-        staged: Option<StagedArgs>,
-        /// `--strict`: keys ldp ignores are errors.
-        strict: bool,
-        /// JSON output.
-        json: bool,
-    },
+    Run(RunCmdSettings),
     /// `ldp plan`.
     Plan(PlanArgs),
     /// `ldp schema`.
@@ -209,6 +198,23 @@ pub enum Task {
     },
 }
 
+/// `ldp run`, validated.
+#[derive(Debug, Clone)]
+pub struct RunCmdSettings {
+    /// The config file.
+    pub config: PathBuf,
+    /// `--mode`.
+    pub mode: Option<ldp_config::WriteMode>,
+    /// A staged run's options, when it is one.
+    pub staged: Option<StagedArgs>,
+    /// `--strict`: keys ldp ignores are errors.
+    pub strict: bool,
+    /// JSON output.
+    pub json: bool,
+    /// `--pipe-transform TO,FROM`.
+    pub pipe: Option<ldp_pipeline::transform::PipeTransform>,
+}
+
 /// What makes `ldp run` a staged run, checked against each other.
 #[derive(Debug, Clone)]
 pub struct StagedArgs {
@@ -251,6 +257,8 @@ pub struct QuerySettings {
     pub at: TimeTravel,
     /// JSON output.
     pub json: bool,
+    /// `--arrow`: every row as an Arrow IPC stream on stdout.
+    pub arrow: bool,
     /// `--cluster`: the scheduler that runs the query.
     pub cluster: Option<ldp_cluster::ClusterUrl>,
     /// `--timeout`: when the query is stopped.
@@ -388,8 +396,13 @@ impl Settings {
             cli.cache_dir.or_else(ldp_plugin_runtime::default_cache_dir)
         };
         let task = match cli.command {
-            Command::Run(args) => Task::Run {
+            Command::Run(args) => Task::Run(RunCmdSettings {
                 staged: staged_args(&args)?,
+                pipe: args
+                    .pipe_transform
+                    .as_deref()
+                    .map(pipe_setting)
+                    .transpose()?,
                 config: args.config,
                 mode: args.mode.map(|m| match m {
                     ModeArg::Append => ldp_config::WriteMode::Append,
@@ -398,7 +411,7 @@ impl Settings {
                 }),
                 strict: args.strict,
                 json: args.json,
-            },
+            }),
             Command::Plan(args) => Task::Plan(args),
             Command::Schema { kind } => Task::Schema {
                 kind: ldp_config::parse_kind(&kind).map_err(SettingsError::Kind)?,
@@ -588,9 +601,25 @@ fn query_settings(mut args: QueryArgs) -> Result<QuerySettings, SettingsError> {
         max_rows: args.max_rows,
         at,
         json: args.json,
+        arrow: args.arrow,
         cluster: cluster_setting(args.cluster.as_deref())?,
         timeout: args.timeout.map(query_timeout).transpose()?,
     })
+}
+
+/// `--pipe-transform TO,FROM`: two paths.
+fn pipe_setting(text: &str) -> Result<ldp_pipeline::transform::PipeTransform, SettingsError> {
+    match text.split_once(',') {
+        Some((to, from)) if !to.is_empty() && !from.is_empty() && !from.contains(',') => {
+            Ok(ldp_pipeline::transform::PipeTransform {
+                to: PathBuf::from(to),
+                from: PathBuf::from(from),
+            })
+        }
+        _ => Err(SettingsError::Options(format!(
+            "--pipe-transform takes two paths, TO,FROM (such as /dev/fd/5,/dev/fd/6), got {text:?}"
+        ))),
+    }
 }
 
 /// A release name (`r1`, `r2`, ...), as its number.

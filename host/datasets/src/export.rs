@@ -48,17 +48,20 @@ pub enum ExportFormat {
     Parquet,
     /// JSON Lines: one object per row.
     Jsonl,
+    /// An Arrow IPC stream (the manifest in its schema metadata, as Parquet's).
+    Arrow,
 }
 
 impl ExportFormat {
     /// Every format, as named on the command line.
-    pub const NAMES: [&'static str; 2] = ["parquet", "jsonl"];
+    pub const NAMES: [&'static str; 3] = ["parquet", "jsonl", "arrow"];
 
-    /// `parquet` or `jsonl`.
+    /// `parquet`, `jsonl` or `arrow`.
     pub fn as_str(self) -> &'static str {
         match self {
             ExportFormat::Parquet => "parquet",
             ExportFormat::Jsonl => "jsonl",
+            ExportFormat::Arrow => "arrow",
         }
     }
 }
@@ -76,6 +79,7 @@ impl FromStr for ExportFormat {
         match text.trim().to_ascii_lowercase().as_str() {
             "parquet" => Ok(ExportFormat::Parquet),
             "jsonl" => Ok(ExportFormat::Jsonl),
+            "arrow" => Ok(ExportFormat::Arrow),
             _ => Err(Error::config(format!(
                 "unknown export format {}; expected one of {}",
                 ldp_pyrepr::repr_str(text),
@@ -190,9 +194,13 @@ pub fn write_rows(
         let file = fs::File::create(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
         match format {
             ExportFormat::Parquet => write_parquet(version, rows, file, &tmp)?,
-            ExportFormat::Jsonl => {
+            ExportFormat::Jsonl | ExportFormat::Arrow => {
                 let mut out = BufWriter::new(file);
-                write_jsonl(rows, &mut out).map_err(|e| Error::io("write", &tmp, e))?;
+                match format {
+                    ExportFormat::Jsonl => write_jsonl(rows, &mut out),
+                    _ => write_arrow(version, rows, &mut out),
+                }
+                .map_err(|e| Error::io("write", &tmp, e))?;
                 let file = out
                     .into_inner()
                     .map_err(|e| Error::io("write", &tmp, e.into_error()))?;
@@ -249,6 +257,34 @@ fn write_parquet(version: &DatasetVersion, rows: &Rows, file: fs::File, path: &P
     }
     let file = writer.into_inner().map_err(parquet)?;
     file.sync_all().map_err(|e| Error::io("write", path, e))
+}
+
+/// The rows as an Arrow IPC stream, the manifest under [`PARQUET_METADATA_KEY`] in the schema's
+/// metadata.
+///
+/// # Errors
+///
+/// The writer's.
+pub fn write_arrow(
+    version: &DatasetVersion,
+    rows: &Rows,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let metadata = [(PARQUET_METADATA_KEY.to_string(), version.inline_text())]
+        .into_iter()
+        .collect();
+    let schema = Arc::new(Schema::new_with_metadata(
+        rows.schema.fields().clone(),
+        metadata,
+    ));
+    let mut writer =
+        arrow_ipc::writer::StreamWriter::try_new(out, &schema).map_err(std::io::Error::other)?;
+    for batch in &rows.batches {
+        let batch = RecordBatch::try_new(schema.clone(), batch.columns().to_vec())
+            .map_err(std::io::Error::other)?;
+        writer.write(&batch).map_err(std::io::Error::other)?;
+    }
+    writer.finish().map_err(std::io::Error::other)
 }
 
 /// One JSON object per row, keys in column order, as Python's `json.dumps(row)` writes a row

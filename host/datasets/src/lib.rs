@@ -66,7 +66,9 @@ pub mod pin;
 mod pyjson;
 
 pub use error::{Error, ErrorKind, Result};
-pub use export::{ExportFormat, PARQUET_METADATA_KEY, export, write_jsonl, write_rows};
+pub use export::{
+    ExportFormat, PARQUET_METADATA_KEY, export, write_arrow, write_jsonl, write_rows,
+};
 pub use filter::check_filter;
 pub use fingerprint::{project, schema_fingerprint};
 pub use list::{get_version, list_datasets, list_versions};

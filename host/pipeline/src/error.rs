@@ -104,6 +104,15 @@ pub enum Error {
         #[source]
         source: ldp_plugin_runtime::RuntimeError,
     },
+    /// The caller's own transform (outside the sandbox) failed.
+    #[error("{what}: {source}")]
+    External {
+        /// `the transform on --pipe-transform`.
+        what: String,
+        /// Its error.
+        #[source]
+        source: crate::transform::ExternalError,
+    },
     /// A plugin file named in the config cannot be used: missing, unreadable, its sha256 not the
     /// pinned one, or a grant that cannot be given. Nothing was read.
     #[error("{message}")]
@@ -214,7 +223,8 @@ impl Error {
             | Error::SourceMissing { .. }
             | Error::Check { .. }
             | Error::Duckdb { .. }
-            | Error::Transform { .. } => ErrorKind::Source,
+            | Error::Transform { .. }
+            | Error::External { .. } => ErrorKind::Source,
             Error::Sink { .. } => ErrorKind::Write,
             Error::Storage { source, .. } if source.kind().is_config() => ErrorKind::Config,
             Error::Storage { upload: true, .. } => ErrorKind::Write,

@@ -175,7 +175,8 @@ impl FileExport {
         let source = SourceSpec::for_run(&self.config, options)?;
         let loaded = source.load(runtime)?;
         // A file target runs no window (staged runs are refused above).
-        let chain = Chain::new(transforms.load(runtime)?, CHANNEL_BATCHES, None);
+        let chain = Chain::new(transforms.load(runtime)?, CHANNEL_BATCHES, None)
+            .with_external(options.external_transform.clone());
         let gate = Gate::load(&self.config, runtime)?;
         let sink = load_sink(runtime, self.plugin)?;
         // An object is staged in a private local folder, and uploaded from there.

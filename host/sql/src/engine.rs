@@ -11,6 +11,7 @@ use ldp_table::Table;
 
 use crate::error::Result;
 use crate::session::{QueryOutput, Session, TableName};
+use crate::stream::BatchSink;
 
 /// A place to run read-only queries over registered tables.
 pub trait Engine {
@@ -28,11 +29,42 @@ pub trait Engine {
     ///
     /// As [`Session::query`].
     fn query(&self, sql: &str, max_rows: usize, limit: Option<Duration>) -> Result<QueryOutput>;
+
+    /// Runs one read-only query and hands its schema, then every batch, to `sink`; returns
+    /// the number of rows. An engine that cannot stream collects the result first (the
+    /// default).
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::query`], and [`crate::Error::Output`] when `sink` fails.
+    fn query_stream(
+        &self,
+        sql: &str,
+        limit: Option<Duration>,
+        sink: &mut dyn BatchSink,
+    ) -> Result<u64> {
+        let out = self.query(sql, usize::MAX, limit)?;
+        let output = |source| crate::Error::Output { source };
+        sink.schema(&out.schema).map_err(output)?;
+        for batch in &out.batches {
+            sink.batch(batch).map_err(output)?;
+        }
+        Ok(out.total_rows)
+    }
 }
 
 impl Engine for Session {
     fn register(&self, table: &Table, snapshot: Option<i64>, names: &[TableName]) -> Result<()> {
         Session::register(self, table, snapshot, names)
+    }
+
+    fn query_stream(
+        &self,
+        sql: &str,
+        limit: Option<Duration>,
+        sink: &mut dyn BatchSink,
+    ) -> Result<u64> {
+        Session::query_stream(self, sql, limit, sink)
     }
 
     fn query(&self, sql: &str, max_rows: usize, limit: Option<Duration>) -> Result<QueryOutput> {

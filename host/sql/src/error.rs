@@ -31,6 +31,14 @@ pub enum Error {
         /// Why (the Python tool's words for its own rules), and what to do.
         message: String,
     },
+    /// The result could not be written where it goes (a closed pipe, a full disk); the query
+    /// was stopped.
+    #[error("cannot write the query's result: {source}")]
+    Output {
+        /// The write's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The async runtime could not start.
     #[error("cannot start the query runtime: {0}")]
     Runtime(#[source] std::io::Error),

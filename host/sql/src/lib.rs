@@ -46,6 +46,7 @@ mod nesting;
 mod provider;
 mod pruning;
 mod session;
+mod stream;
 mod value_cap;
 
 pub use engine::{Engine, EngineFactory};
@@ -54,4 +55,5 @@ pub use guard::{MAX_SQL_CHARS, check_read_only};
 pub use nesting::{MAX_NESTING, MAX_SET_OPERATIONS, check_nesting};
 pub use provider::{shipped_listing, snapshot_provider};
 pub use session::{QUERY_STACK_BYTES, QueryOutput, Session, SessionOptions, TableName};
+pub use stream::BatchSink;
 pub use value_cap::MAX_VALUE_BYTES;

@@ -10,7 +10,7 @@ use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::context::{SQLOptions, SessionConfig, SessionContext};
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
-use datafusion::physical_plan::{ExecutionPlan, execute_stream};
+use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream, execute_stream};
 use datafusion::sql::TableReference;
 use futures_util::StreamExt;
 use ldp_table::Table;
@@ -98,7 +98,7 @@ pub const QUERY_STACK_BYTES: usize = 64 * 1024 * 1024;
 
 /// How long after its time limit `limit` a query that did not stop is abandoned by the caller:
 /// half the limit, at least a second.
-fn backstop_grace(limit: std::time::Duration) -> std::time::Duration {
+pub(crate) fn backstop_grace(limit: std::time::Duration) -> std::time::Duration {
     (limit / 2).max(std::time::Duration::from_secs(1))
 }
 
@@ -288,13 +288,12 @@ impl Session {
         }
     }
 
-    fn runtime(&self) -> &tokio::runtime::Runtime {
+    pub(crate) fn runtime(&self) -> &tokio::runtime::Runtime {
         self.runtime
             .as_ref()
             .expect("the runtime lives as long as the session")
     }
 
-    #[cfg(test)]
     pub(crate) fn context(&self) -> &SessionContext {
         &self.context
     }
@@ -331,6 +330,41 @@ async fn plan_and_collect(
     max_rows: usize,
     deadline: Option<&Arc<Deadline>>,
 ) -> Result<QueryOutput> {
+    let planned = plan(context, sql, deadline).await?;
+    let mut stream = planned.stream;
+    let mut batches = Vec::new();
+    let mut kept = 0usize;
+    let mut total_rows = 0u64;
+    while let Some(batch) = stream.next().await {
+        let batch = batch.map_err(Error::execution)?;
+        total_rows += batch.num_rows() as u64;
+        if kept < max_rows {
+            let take = batch.num_rows().min(max_rows - kept);
+            kept += take;
+            batches.push(batch.slice(0, take));
+        }
+    }
+    Ok(QueryOutput {
+        schema: planned.schema,
+        batches,
+        total_rows,
+        files_scanned: planned.files_scanned,
+    })
+}
+
+/// A query planned and started: its schema, its stream of batches and the files it opens.
+pub(crate) struct Planned {
+    pub(crate) schema: SchemaRef,
+    pub(crate) stream: SendableRecordBatchStream,
+    pub(crate) files_scanned: usize,
+}
+
+/// The nesting limits, planning (read-only), the deadline on every node, and execution started.
+pub(crate) async fn plan(
+    context: &SessionContext,
+    sql: &str,
+    deadline: Option<&Arc<Deadline>>,
+) -> Result<Planned> {
     crate::nesting::check_nesting(sql)?;
     let options = SQLOptions::new()
         .with_allow_ddl(false)
@@ -350,23 +384,10 @@ async fn plan_and_collect(
     if let Some(deadline) = deadline {
         plan = with_deadline(plan, deadline).map_err(Error::execution)?;
     }
-    let mut stream = execute_stream(plan, task).map_err(Error::execution)?;
-    let mut batches = Vec::new();
-    let mut kept = 0usize;
-    let mut total_rows = 0u64;
-    while let Some(batch) = stream.next().await {
-        let batch = batch.map_err(Error::execution)?;
-        total_rows += batch.num_rows() as u64;
-        if kept < max_rows {
-            let take = batch.num_rows().min(max_rows - kept);
-            kept += take;
-            batches.push(batch.slice(0, take));
-        }
-    }
-    Ok(QueryOutput {
+    let stream = execute_stream(plan, task).map_err(Error::execution)?;
+    Ok(Planned {
         schema,
-        batches,
-        total_rows,
+        stream,
         files_scanned,
     })
 }

@@ -1,7 +1,7 @@
 //! `ldp datasets pin|list|export`: pinned dataset versions (see the `ldp_datasets` crate).
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use ldp_catalog::Mode;
@@ -207,6 +207,9 @@ pub fn export(args: &DatasetsExportArgs) -> anyhow::Result<u8> {
     let warehouse = warehouse(&args.place)?;
     let format: ExportFormat = args.format.parse()?;
     let version = ldp_datasets::get_version(&args.name, args.version, &warehouse)?;
+    if args.dest.as_os_str() == "-" {
+        return export_to_stdout(&version, format);
+    }
     let rows = ldp_datasets::export(&version, &args.dest, format)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -229,5 +232,29 @@ pub fn export(args: &DatasetsExportArgs) -> anyhow::Result<u8> {
         version.snapshot_id,
         args.dest.display()
     )?;
+    Ok(0)
+}
+
+/// `ldp datasets export NAME -`: the rows on stdout, as JSON Lines or an Arrow IPC stream.
+fn export_to_stdout(version: &DatasetVersion, format: ExportFormat) -> anyhow::Result<u8> {
+    let writes = |out: &mut dyn std::io::Write| -> anyhow::Result<()> {
+        let rows = ldp_datasets::load(version)?;
+        let mut out = std::io::BufWriter::new(out);
+        match format {
+            ExportFormat::Arrow => ldp_datasets::write_arrow(version, &rows, &mut out)?,
+            _ => ldp_datasets::write_jsonl(&rows, &mut out)?,
+        }
+        out.flush()?;
+        Ok(())
+    };
+    match format {
+        ExportFormat::Parquet => anyhow::bail!(
+            "Parquet needs a file; give a file as DEST, or --format arrow (or jsonl) to write to stdout"
+        ),
+        ExportFormat::Arrow if std::io::stdout().is_terminal() => anyhow::bail!(
+            "--format arrow writes a binary Arrow IPC stream; redirect stdout to a file or a pipe"
+        ),
+        _ => writes(&mut std::io::stdout().lock())?,
+    }
     Ok(0)
 }

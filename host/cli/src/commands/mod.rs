@@ -30,21 +30,7 @@ use ldp_plugin_runtime::Runtime;
 pub fn run(settings: Settings) -> anyhow::Result<u8> {
     let runtime = || Runtime::new(ldp_pipeline::runtime_options(settings.cache_dir.clone()));
     match &settings.task {
-        Task::Run {
-            config,
-            mode,
-            staged,
-            strict,
-            json,
-        } => run::run(
-            &runtime()?,
-            config,
-            *mode,
-            staged.as_ref(),
-            *strict,
-            *json,
-            crate::interrupt::install(),
-        ),
+        Task::Run(settings) => run::run(&runtime()?, settings, crate::interrupt::install()),
         Task::Plan(args) => plan::run(args),
         Task::Schema { kind } => schema::run(*kind),
         Task::Runs(settings) => runs::run(settings),

@@ -1,19 +1,25 @@
 //! `ldp query CONFIG… SQL`, in this process or on a Ballista cluster (`--cluster`).
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::bail;
 use ldp_sql::{Engine, Session, TableName};
 use serde_json::json;
 
+use crate::output::arrow::IpcSink;
 use crate::output::cell::{Cell, cell};
 use crate::output::table;
 use crate::settings::{QuerySettings, TimeTravel};
 
 /// Registers the tables of the configs and runs the SQL.
 pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
+    if settings.arrow && std::io::stdout().is_terminal() {
+        bail!(
+            "--arrow writes a binary Arrow IPC stream to stdout; redirect it to a file or a pipe (ldp query ... --arrow > result.arrows)"
+        );
+    }
     let single_file = settings.configs.len() == 1 && !settings.configs[0].is_dir();
     let tables = ldp_pipeline::lake::lake_tables(&settings.configs)?;
     if tables.is_empty() {
@@ -67,6 +73,12 @@ pub fn run(settings: &QuerySettings) -> anyhow::Result<u8> {
         }
         tracing::debug!(table = %target.identifier(), ?snapshot, "registering");
         session.register(&table, snapshot, &names)?;
+    }
+    if settings.arrow {
+        let mut sink = IpcSink::new(std::io::BufWriter::new(std::io::stdout().lock()));
+        session.query_stream(&settings.sql, settings.timeout, &mut sink)?;
+        sink.finish()?;
+        return Ok(0);
     }
     let out = session.query(&settings.sql, settings.max_rows, settings.timeout)?;
     let header: Vec<String> = out

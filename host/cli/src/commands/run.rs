@@ -2,34 +2,38 @@
 //! [--attempt N] [--strict] [--json]`.
 
 use std::io::Write;
-use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-use ldp_config::{Config, WriteMode};
+use ldp_config::Config;
 use ldp_pipeline::{Job, RunOptions, Staging};
 use ldp_plugin_runtime::Runtime;
 
 use crate::progress::Progress;
-use crate::settings::StagedArgs;
+use crate::settings::{RunCmdSettings, StagedArgs};
 
 /// Runs the config; prints the summary line, the target line, the quality report and, for a
 /// staged run, the window, key, run id, attempt, status and snapshot (or `--json`).
 pub fn run(
     runtime: &Runtime,
-    config: &Path,
-    mode: Option<WriteMode>,
-    staged: Option<&StagedArgs>,
-    strict: bool,
-    json: bool,
+    settings: &RunCmdSettings,
     cancel: &'static AtomicBool,
 ) -> anyhow::Result<u8> {
-    let pipeline = Job::open(ldp_pipeline::open_config_for_run(config, strict)?)?;
-    let staging = staged
+    let pipeline = Job::open(ldp_pipeline::open_config_for_run(
+        &settings.config,
+        settings.strict,
+    )?)?;
+    let staging = settings
+        .staged
+        .as_ref()
         .map(|args| staging(pipeline.config(), args))
         .transpose()?;
     let progress = Progress::rows(&pipeline.config().identifier);
     let options = RunOptions {
-        mode,
+        mode: settings.mode,
+        external_transform: settings
+            .pipe
+            .clone()
+            .map(|pipe| -> ldp_pipeline::transform::SharedExternal { std::sync::Arc::new(pipe) }),
         cancel: Some(cancel),
         progress: progress.clone().map(|p| -> ldp_pipeline::ProgressFn {
             std::sync::Arc::new(move |rows| p.update(rows))
@@ -43,7 +47,7 @@ pub fn run(
     }
     let report = result?;
     let mut stdout = std::io::stdout().lock();
-    if json {
+    if settings.json {
         writeln!(stdout, "{}", super::json_text(&report)?)?;
     } else {
         writeln!(stdout, "{}", report.summary_line())?;

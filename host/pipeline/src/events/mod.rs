@@ -250,7 +250,7 @@ pub(crate) fn error_type(error: &Error) -> &'static str {
         | Error::Unsupported { .. }
         | Error::FileTargetMode { .. }
         | Error::PluginFile { .. } => "ConfigError",
-        Error::Transform { .. } => "TransformError",
+        Error::Transform { .. } | Error::External { .. } => "TransformError",
         Error::Source { .. } | Error::DuplicateColumn { .. } | Error::Duckdb { .. } => {
             "SourceError"
         }

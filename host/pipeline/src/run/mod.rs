@@ -159,7 +159,8 @@ impl Pipeline {
             transforms.load(runtime)?,
             CHANNEL_BATCHES,
             self.source_window(options),
-        );
+        )
+        .with_external(options.external_transform.clone());
         let gate = Gate::load(&self.config, runtime)?;
         let catalog = self.target.open_catalog(Mode::Create)?;
         let _lock = if matches!(mode, WriteMode::Overwrite | WriteMode::Upsert) && self.target.local

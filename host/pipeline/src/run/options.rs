@@ -34,6 +34,8 @@ pub struct RunOptions {
     pub window: Option<Window>,
     /// Where the run's events also go and how they are tagged (a task of a workflow run).
     pub events: Option<EventContext>,
+    /// The caller's own transform, after the config's (outside the sandbox: trusted code).
+    pub external_transform: Option<crate::transform::SharedExternal>,
     /// Batches that stand in for the config's source (a workflow's sql task hands the rows of
     /// its query): the source block is not read.
     pub batches: Option<ProvidedBatches>,
@@ -88,6 +90,7 @@ impl std::fmt::Debug for RunOptions {
             .field("window", &self.window)
             .field("events", &self.events)
             .field("batches", &self.batches.as_ref().map(|b| b.batches.len()))
+            .field("external_transform", &self.external_transform.is_some())
             .finish()
     }
 }

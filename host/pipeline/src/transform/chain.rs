@@ -18,12 +18,15 @@ use ldp_plugin_runtime::{Plugin, TransformStream};
 use ldp_table::WindowFilter;
 
 use super::Resolved;
+use super::external::{ExternalStream, SharedExternal};
 use crate::error::{Error, Result};
 use crate::source::Message;
 
 /// Transforms loaded and ready to open.
 pub(crate) struct Chain {
     transforms: Vec<(Resolved, Plugin)>,
+    /// The caller's own transform, after the config's.
+    external: Option<SharedExternal>,
     capacity: usize,
     window: Option<SourceWindow>,
     /// Rows the source gave.
@@ -55,6 +58,7 @@ impl Chain {
     ) -> Chain {
         Chain {
             transforms,
+            external: None,
             capacity,
             window,
             rows_read: AtomicU64::new(0),
@@ -62,9 +66,15 @@ impl Chain {
         }
     }
 
+    /// The chain with the caller's own transform after the config's.
+    pub fn with_external(mut self, external: Option<SharedExternal>) -> Chain {
+        self.external = external;
+        self
+    }
+
     /// Whether the chain runs (there are transforms): then it filters the window and counts.
     pub fn is_active(&self) -> bool {
-        !self.transforms.is_empty()
+        !self.transforms.is_empty() || self.external.is_some()
     }
 
     /// Rows the source gave, and rows of the window (when it filtered one), once it ended.
@@ -84,7 +94,7 @@ impl Chain {
         scope: &'scope Scope<'scope, 'env>,
         input: Receiver<Result<Message>>,
     ) -> Receiver<Result<Message>> {
-        if self.transforms.is_empty() {
+        if !self.is_active() {
             return input;
         }
         let (sender, output) = sync_channel(self.capacity);
@@ -93,7 +103,7 @@ impl Chain {
     }
 
     fn run(&self, input: &Receiver<Result<Message>>, sender: &SyncSender<Result<Message>>) {
-        let mut open: Vec<(&Resolved, TransformStream)> = Vec::new();
+        let mut open: Vec<Stage<'_>> = Vec::new();
         let mut filter: Option<WindowFilter> = None;
         let send = |message: Result<Message>| sender.send(message).is_ok();
         for message in input {
@@ -134,13 +144,9 @@ impl Chain {
         }
         // The source ended cleanly: flush each transform, in order, through the ones after it.
         for i in 0..open.len() {
-            let flushed = match open[i].1.flush() {
-                Ok(batches) => push_through(&mut open, i + 1, batches),
-                Err(source) => Err(Error::Transform {
-                    what: open[i].0.what.clone(),
-                    source,
-                }),
-            };
+            let flushed = open[i]
+                .flush()
+                .and_then(|batches| push_through(&mut open, i + 1, batches));
             match flushed {
                 Ok(batches) => {
                     if !batches.into_iter().all(|b| send(Ok(Message::Batch(b)))) {
@@ -202,7 +208,23 @@ impl Chain {
                     ),
                 });
             }
-            streams.push((resolved, stream));
+            streams.push(Stage::Plugin(resolved, Box::new(stream)));
+        }
+        if let Some(external) = &self.external {
+            let stream = external.open(&schema).map_err(|source| Error::External {
+                what: external.name().to_owned(),
+                source,
+            })?;
+            schema = stream.output_schema().clone();
+            if schema.fields().is_empty() {
+                return Err(Error::Unsupported {
+                    message: format!(
+                        "{}: its output schema has no columns; a table needs at least one",
+                        external.name()
+                    ),
+                });
+            }
+            streams.push(Stage::External(external.name(), stream));
         }
         Ok(Opened {
             streams,
@@ -215,27 +237,61 @@ impl Chain {
 /// The transforms of a chain, open for the source's schema.
 struct Opened<'a> {
     /// Each transform's stream, in order.
-    streams: Vec<(&'a Resolved, TransformStream)>,
+    streams: Vec<Stage<'a>>,
     /// The last transform's output schema.
     schema: SchemaRef,
     /// The source's window filter, applied before the first transform.
     filter: Option<WindowFilter>,
 }
 
+/// One open transform of the chain.
+enum Stage<'a> {
+    /// A plugin of the config, in its sandbox.
+    Plugin(&'a Resolved, Box<TransformStream>),
+    /// The caller's own transform, by its name.
+    External(&'a str, Box<dyn ExternalStream>),
+}
+
+impl Stage<'_> {
+    fn push(&mut self, batch: &RecordBatch) -> Result<Vec<RecordBatch>> {
+        match self {
+            Stage::Plugin(resolved, stream) => {
+                stream.push(batch).map_err(|source| Error::Transform {
+                    what: resolved.what.clone(),
+                    source,
+                })
+            }
+            Stage::External(name, stream) => stream.push(batch).map_err(|source| Error::External {
+                what: (*name).to_owned(),
+                source,
+            }),
+        }
+    }
+
+    fn flush(&mut self) -> Result<Vec<RecordBatch>> {
+        match self {
+            Stage::Plugin(resolved, stream) => stream.flush().map_err(|source| Error::Transform {
+                what: resolved.what.clone(),
+                source,
+            }),
+            Stage::External(name, stream) => stream.finish().map_err(|source| Error::External {
+                what: (*name).to_owned(),
+                source,
+            }),
+        }
+    }
+}
+
 /// Pushes `batches` through the open transforms from `from` on.
 fn push_through(
-    open: &mut [(&Resolved, TransformStream)],
+    open: &mut [Stage<'_>],
     from: usize,
     mut batches: Vec<RecordBatch>,
 ) -> Result<Vec<RecordBatch>> {
-    for (resolved, stream) in open.iter_mut().skip(from) {
+    for stage in open.iter_mut().skip(from) {
         let mut next = Vec::with_capacity(batches.len());
         for batch in &batches {
-            let out = stream.push(batch).map_err(|source| Error::Transform {
-                what: resolved.what.clone(),
-                source,
-            })?;
-            next.extend(out);
+            next.extend(stage.push(batch)?);
         }
         batches = next;
     }

@@ -6,6 +6,8 @@
 //! the built-in `js` interpreter plugin, which gets nothing at all.
 
 mod chain;
+mod external;
+mod pipe;
 mod sample;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +18,8 @@ use ldp_events::payload::TransformRef;
 use ldp_plugin_runtime::{Limits, Plugin, Runtime, Sandbox};
 
 pub(crate) use chain::{Chain, SourceWindow};
+pub use external::{ExternalError, ExternalStream, ExternalTransform, SharedExternal};
+pub use pipe::PipeTransform;
 pub use sample::{Sample, sample, sample_batches};
 
 use crate::error::{Error, Result};
