@@ -24,6 +24,11 @@ fn main() -> ExitCode {
                 _ => 1,
             };
             let _ = e.print();
+            if code != 0 {
+                let text = e.to_string();
+                let first = text.lines().next().unwrap_or_default();
+                report::usage_line(first.trim_start_matches("error: "));
+            }
             return ExitCode::from(code);
         }
     };

@@ -83,6 +83,24 @@ pub fn report(e: &anyhow::Error) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// The JSON line of an argument clap refused (its own message is already printed).
+pub fn usage_line(message: &str) {
+    if std::env::var(ERROR_FORMAT_ENV).is_ok_and(|v| v == "json") {
+        let line = Line {
+            ldp_error: Body {
+                kind: Kind::Usage,
+                python_type: None,
+                message,
+                exit_code: 1,
+                retryable: false,
+            },
+        };
+        if let Ok(json) = serde_json::to_string(&line) {
+            let _ = writeln!(std::io::stderr(), "{json}");
+        }
+    }
+}
+
 /// The error and its causes, `outer: inner`, without repeating a cause that an outer error's
 /// message already quotes (error types that print their source in their own message).
 pub fn message(e: &anyhow::Error) -> String {

@@ -33,6 +33,7 @@ mod quality;
 mod s3;
 mod scaffold;
 mod schedule;
+mod script_interface;
 mod source_options;
 mod staged;
 mod tables;
