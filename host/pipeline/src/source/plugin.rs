@@ -117,7 +117,7 @@ impl PluginSource {
             let download = crate::object::download_source(&what, path)?;
             (download.file.clone(), path.to_string(), Some(download))
         } else {
-            let file = Self::local_file(config, path)?;
+            let file = Self::local_file(config, path, block.format == Format::Parquet)?;
             (file.clone(), file.display().to_string(), None)
         };
         // zstd Parquet: the host decompresses, the plugin decodes (see zstd_parquet).
@@ -157,15 +157,16 @@ impl PluginSource {
         })
     }
 
-    /// The local source file of `path` (relative to the config's folder), which must exist.
-    fn local_file(config: &Config, path: &str) -> Result<PathBuf> {
+    /// The local source file of `path` (relative to the config's folder), which must exist; a
+    /// folder too when `folder_too` (a PARQUET source reads every Parquet file in it).
+    fn local_file(config: &Config, path: &str, folder_too: bool) -> Result<PathBuf> {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let resolved = PathContext::new(config.base_dir.as_deref(), &cwd).resolve(path);
         if let Some(warning) = &resolved.warning {
             tracing::warn!("{warning}");
         }
         let file = resolved.path;
-        if !file.is_file() {
+        if !(file.is_file() || folder_too && file.is_dir()) {
             let why = if file.exists() {
                 "is not a file"
             } else {
@@ -205,9 +206,9 @@ impl PluginSource {
         })
     }
 
-    /// The sandbox: read-only access to the file's folder (for an `s3://` source, the private
-    /// folder it was downloaded into), default limits; a plugin file gets what the config
-    /// grants it instead.
+    /// The sandbox: read-only access to the file's folder (a folder source: to that folder; an
+    /// `s3://` source: the private folder it was downloaded into), default limits; a plugin file
+    /// gets what the config grants it instead.
     pub fn sandbox(&self) -> Sandbox {
         if let Reader::File { grants, limits, .. } = &self.plugin {
             return Sandbox {
@@ -217,6 +218,7 @@ impl PluginSource {
         }
         let folder = match &self.download {
             Some(download) => download.folder.path().to_path_buf(),
+            None if self.path.is_dir() => self.path.clone(),
             None => self
                 .path
                 .parent()
