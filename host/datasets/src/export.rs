@@ -541,8 +541,13 @@ mod tests {
             ExportFormat::Jsonl
         );
         assert_eq!(
+            "arrow".parse::<ExportFormat>().unwrap(),
+            ExportFormat::Arrow
+        );
+        // The Python tool's message, with ldp's own format (arrow) in the list.
+        assert_eq!(
             "csv".parse::<ExportFormat>().expect_err("csv").to_string(),
-            "unknown export format 'csv'; expected one of ['parquet', 'jsonl']"
+            "unknown export format 'csv'; expected one of ['parquet', 'jsonl', 'arrow']"
         );
     }
 
