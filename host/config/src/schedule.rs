@@ -3,9 +3,20 @@
 //! `hourly`/`daily`/`weekly`/`monthly` (trimmed, any case) means the alias.
 //!
 //! A cron expression is checked field by field: numbers in range, `*`, ranges `a-b`, steps
-//! `*/n`, `a-b/n` and `a/n`, lists `a,b`, month names `JAN`–`DEC` and day names `SUN`–`SAT`
-//! (day of week 0–7, 7 is Sunday). `L`, `W` and `#` are not supported.
+//! `*/n`, `a-b/n` and `a/n`, lists `a,b`, month names `JAN`–`DEC` and day names `SUN`–`SAT` (day
+//! of week 0–7, 7 is Sunday), and, as `cronsim` 2.9 (the Python tool's cron library) reads them,
+//! each as one item of a list:
+//!
+//! * in day of month, `L`, the last day of the month, and `LW`, its last weekday (Monday to
+//!   Friday); `L/n` and `LW/n` read as `L` and `LW`;
+//! * in day of week, `nL`, the last day `n` (a number 0–7) of the month (`5L`, the last Friday),
+//!   and `n#k`, the `k`-th (1–5) day `n` (a number or a name) of the month (`MON#2`).
+//!
+//! Nothing else: no `W` after a day (`15W`), no range or step with `L` or `#` (`1-5L`,
+//! `MON-FRI#2`, `5L/2`, `5#L`), and no `L`, `W` or `#` in the minute, hour or month; each is
+//! refused with the field it is in and what to write instead. Letters may be in any case.
 
+use jiff::civil::{Date, DateTime, Weekday};
 use serde_json::Value;
 
 use crate::repr::{repr, repr_str};
@@ -49,6 +60,15 @@ pub struct Schedule {
     pub from: ScheduleFrom,
 }
 
+/// The day-of-month bit of `L`, past the days 1–31.
+const LAST_DAY: u32 = 32;
+/// The day-of-month bit of `LW`.
+const LAST_WEEKDAY: u32 = 33;
+/// The day-of-week bit of `nL` is `LAST_OF + n` (n 0–6, 7 read as 0), past the days 0–6.
+const LAST_OF: u32 = 8;
+/// The day-of-week bit of `n#k` is `NTH_OF + 7 (k - 1) + n`.
+const NTH_OF: u32 = 16;
+
 /// A parsed 5-field cron expression (cronsim's semantics: when both day of month and day of
 /// week are restricted, i.e. neither starts with `*`, either matches; otherwise both must).
 /// `ldp_orchestrate::scheduling::CronClock` evaluates it in a time zone.
@@ -58,11 +78,17 @@ pub struct Cron {
     pub expression: String,
     pub(crate) minutes: u64,
     pub(crate) hours: u64,
+    /// Days 1–31, [`LAST_DAY`], [`LAST_WEEKDAY`].
     days_of_month: u64,
     months: u64,
+    /// Days 0–6, [`LAST_OF`] + day, [`NTH_OF`] + 7 (k - 1) + day.
     days_of_week: u64,
     dom_restricted: bool,
     dow_restricted: bool,
+}
+
+fn has(set: u64, n: u32) -> bool {
+    n < 64 && set & (1 << n) != 0
 }
 
 impl Cron {
@@ -86,31 +112,50 @@ impl Cron {
             && fields.next().is_some_and(|hour| !hour.starts_with('*'))
     }
 
-    /// Whether a local time matches: `minute` 0–59, `hour` 0–23, `day` 1–31, `month` 1–12,
-    /// `weekday` 0–6 with 0 = Sunday.
-    pub fn matches(&self, minute: u32, hour: u32, day: u32, month: u32, weekday: u32) -> bool {
-        let has = |set: u64, n: u32| n < 64 && set & (1 << n) != 0;
-        if !(has(self.minutes, minute) && has(self.hours, hour) && has(self.months, month)) {
-            return false;
-        }
-        self.matches_date(day, month, weekday)
+    /// Whether a local time matches (its seconds are not looked at).
+    pub fn matches(&self, time: DateTime) -> bool {
+        has(self.minutes, time.minute().unsigned_abs().into())
+            && has(self.hours, time.hour().unsigned_abs().into())
+            && self.matches_date(time.date())
     }
 
-    /// Whether a local date matches the day-of-month, month and day-of-week fields (`weekday`
-    /// 0–6, 0 = Sunday). As cronsim (Debian cron) reads them: when either day field starts with
-    /// `*`, both must match; otherwise either does.
-    pub fn matches_date(&self, day: u32, month: u32, weekday: u32) -> bool {
-        let has = |set: u64, n: u32| n < 64 && set & (1 << n) != 0;
-        if !has(self.months, month) {
+    /// Whether a local date matches the day-of-month, month and day-of-week fields. As cronsim
+    /// (Debian cron) reads them: when either day field starts with `*`, both must match;
+    /// otherwise either does.
+    pub fn matches_date(&self, date: Date) -> bool {
+        if !has(self.months, date.month().unsigned_abs().into()) {
             return false;
         }
-        let dom = has(self.days_of_month, day);
-        let dow = has(self.days_of_week, weekday);
+        let dom = self.matches_day_of_month(date);
+        let dow = self.matches_day_of_week(date);
         if self.dom_restricted && self.dow_restricted {
             dom || dow
         } else {
             dom && dow
         }
+    }
+
+    fn matches_day_of_month(&self, date: Date) -> bool {
+        let day = date.day();
+        let last = date.days_in_month();
+        let last_weekday = match date.last_of_month().weekday() {
+            Weekday::Saturday => last - 1,
+            Weekday::Sunday => last - 2,
+            _ => last,
+        };
+        has(self.days_of_month, day.unsigned_abs().into())
+            || (has(self.days_of_month, LAST_DAY) && day == last)
+            || (has(self.days_of_month, LAST_WEEKDAY) && day == last_weekday)
+    }
+
+    fn matches_day_of_week(&self, date: Date) -> bool {
+        let weekday = u32::from(date.weekday().to_sunday_zero_offset().unsigned_abs());
+        let day = u32::from(date.day().unsigned_abs());
+        let last = u32::from(date.days_in_month().unsigned_abs());
+        let nth = (day - 1) / 7;
+        has(self.days_of_week, weekday)
+            || (has(self.days_of_week, LAST_OF + weekday) && day + 7 > last)
+            || has(self.days_of_week, NTH_OF + 7 * nth + weekday)
     }
 
     /// Parses a 5-field expression.
@@ -169,6 +214,9 @@ const MONTHS: [&str; 12] = [
 ];
 const DAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
+const DAY_OF_MONTH: &str = "day-of-month";
+const DAY_OF_WEEK: &str = "day-of-week";
+
 const FIELDS: [FieldSpec; 5] = [
     FieldSpec {
         name: "minute",
@@ -183,7 +231,7 @@ const FIELDS: [FieldSpec; 5] = [
         names: &[],
     },
     FieldSpec {
-        name: "day-of-month",
+        name: DAY_OF_MONTH,
         low: 1,
         high: 31,
         names: &[],
@@ -195,7 +243,7 @@ const FIELDS: [FieldSpec; 5] = [
         names: &MONTHS,
     },
     FieldSpec {
-        name: "day-of-week",
+        name: DAY_OF_WEEK,
         low: 0,
         high: 7,
         names: &DAYS,
@@ -203,74 +251,187 @@ const FIELDS: [FieldSpec; 5] = [
 ];
 
 fn parse_field(text: &str, spec: &FieldSpec) -> Result<u64, String> {
+    let mut set = 0u64;
+    for item in text.split(',') {
+        let special = match spec.name {
+            DAY_OF_MONTH => last_of_month(item),
+            DAY_OF_WEEK => day_of_the_month(item, text)?,
+            _ => None,
+        };
+        set |= match special {
+            Some(bits) => bits,
+            None => parse_item(item, text, spec)?,
+        };
+    }
+    Ok(set)
+}
+
+/// `L` or `LW` (or `L/n`, `LW/n`, which cronsim reads as them) in day of month; `None` for
+/// anything else.
+fn last_of_month(item: &str) -> Option<u64> {
+    let (term, step) = match item.split_once('/') {
+        Some((term, step)) => (term, Some(step)),
+        None => (item, None),
+    };
+    if step.is_some_and(|step| number(step).is_none_or(|step| step == 0)) {
+        return None;
+    }
+    if term.eq_ignore_ascii_case("L") {
+        Some(1 << LAST_DAY)
+    } else if term.eq_ignore_ascii_case("LW") {
+        Some(1 << LAST_WEEKDAY)
+    } else {
+        None
+    }
+}
+
+/// `nL` or `n#k` in day of week; `None` for an item without `L` or `#`.
+fn day_of_the_month(item: &str, text: &str) -> Result<Option<u64>, String> {
+    let upper = item.to_ascii_uppercase();
+    if upper.contains('L') {
+        let day = upper
+            .strip_suffix('L')
+            .and_then(number)
+            .filter(|day| *day <= 7)
+            .ok_or_else(|| {
+                format!(
+                    "{} not a last day of the month: write one day number 0-7 before `L`, as in `5L`, the last Friday",
+                    the_item(text, item)
+                )
+            })?;
+        return Ok(Some(1 << (LAST_OF + day % 7)));
+    }
+    let Some((term, nth)) = upper.split_once('#') else {
+        return Ok(None);
+    };
+    let day = value(term, &FIELDS[4]).filter(|day| *day <= 7);
+    let nth = number(nth).filter(|nth| (1..=5).contains(nth));
+    match (day, nth) {
+        (Some(day), Some(nth)) => Ok(Some(1 << (NTH_OF + 7 * (nth - 1) + day % 7))),
+        _ => Err(format!(
+            "{} not an nth day of the month: write one day (0-7 or SUN-SAT), `#` and a week 1-5, as in `MON#2`, the second Monday",
+            the_item(text, item)
+        )),
+    }
+}
+
+/// `the day-of-week field '8L' is`, or `the day-of-week field '1,8L' has '8L', which is`.
+fn the_item(text: &str, item: &str) -> String {
+    if item == text {
+        format!("the {DAY_OF_WEEK} field {} is", repr_str(text))
+    } else {
+        format!(
+            "the {DAY_OF_WEEK} field {} has {}, which is",
+            repr_str(text),
+            repr_str(item)
+        )
+    }
+}
+
+/// What to write instead of an item with `L`, `W` or `#` that is not a number, a name, a range
+/// or a step; empty for any other.
+fn hint(item: &str, spec: &FieldSpec) -> &'static str {
+    let upper = item.to_ascii_uppercase();
+    let marked = |c: char| upper.contains(c);
+    match spec.name {
+        DAY_OF_MONTH if marked('#') => {
+            "; `#` is for the day-of-week field (`MON#2`, the second Monday of the month)"
+        }
+        DAY_OF_MONTH if marked('W') => {
+            "; `W` is only in `LW`, the last weekday of the month (the weekday nearest a day, `15W`, is not supported)"
+        }
+        DAY_OF_MONTH if marked('L') => {
+            "; `L` (the last day of the month) and `LW` (its last weekday) are items of their own, as in `L` or `1,15,L`"
+        }
+        DAY_OF_WEEK if upper.ends_with('W') => {
+            "; `W` is only in `LW` in the day-of-month field, the last weekday of the month"
+        }
+        DAY_OF_MONTH | DAY_OF_WEEK => "",
+        _ if marked('#') || upper.ends_with('L') || upper.ends_with('W') => {
+            "; `L`, `W` and `#` are for the day-of-month (`L`, `LW`) and day-of-week (`5L`, `MON#2`) fields"
+        }
+        _ => "",
+    }
+}
+
+/// One item of a list: a number, a name, `*`, a range, a step.
+fn parse_item(item: &str, text: &str, spec: &FieldSpec) -> Result<u64, String> {
     let syntax = || {
         format!(
-            "the {} field {} is not a number, a name, a range, a step or a list",
+            "the {} field {} is not a number, a name, a range, a step or a list{}",
             spec.name,
-            repr_str(text)
+            repr_str(text),
+            hint(item, spec)
         )
     };
-    let mut set = 0u64;
-    for part in text.split(',') {
-        let (range, step) = match part.split_once('/') {
-            Some((range, step)) => {
-                let step: u32 = step.parse().map_err(|_| syntax())?;
-                if step == 0 {
-                    return Err(format!(
-                        "the {} field {} has a step of 0",
-                        spec.name,
-                        repr_str(text)
-                    ));
-                }
-                (range, Some(step))
-            }
-            None => (part, None),
-        };
-        let (low, high) = if is_star(range) {
-            (spec.low, spec.high)
-        } else if let Some((a, b)) = range.split_once('-') {
-            let low = value(a, spec).ok_or_else(syntax)?;
-            let high = value(b, spec).ok_or_else(syntax)?;
-            if low > high {
+    let (range, step) = match item.split_once('/') {
+        Some((range, step)) => {
+            let step = number(step).ok_or_else(syntax)?;
+            if step == 0 {
                 return Err(format!(
-                    "the {} field {} has a range from high to low",
+                    "the {} field {} has a step of 0",
                     spec.name,
                     repr_str(text)
                 ));
             }
-            (low, high)
-        } else {
-            let single = value(range, spec).ok_or_else(syntax)?;
-            // `a/n` means from a to the end, every n.
-            (single, if step.is_some() { spec.high } else { single })
-        };
-        for bound in [low, high] {
-            if bound < spec.low || bound > spec.high {
-                return Err(format!(
-                    "the {} field {} is out of range {}-{}",
-                    spec.name,
-                    repr_str(text),
-                    spec.low,
-                    spec.high
-                ));
-            }
+            (range, Some(step))
         }
-        let step = step.unwrap_or(1);
-        let mut n = low;
-        while n <= high {
-            set |= 1 << n;
-            match n.checked_add(step) {
-                Some(next) => n = next,
-                None => break,
-            }
+        None => (item, None),
+    };
+    let (low, high) = if is_star(range) {
+        (spec.low, spec.high)
+    } else if let Some((a, b)) = range.split_once('-') {
+        let low = value(a, spec).ok_or_else(syntax)?;
+        let high = value(b, spec).ok_or_else(syntax)?;
+        if low > high {
+            return Err(format!(
+                "the {} field {} has a range from high to low",
+                spec.name,
+                repr_str(text)
+            ));
+        }
+        (low, high)
+    } else {
+        let single = value(range, spec).ok_or_else(syntax)?;
+        // `a/n` means from a to the end, every n.
+        (single, if step.is_some() { spec.high } else { single })
+    };
+    for bound in [low, high] {
+        if bound < spec.low || bound > spec.high {
+            return Err(format!(
+                "the {} field {} is out of range {}-{}",
+                spec.name,
+                repr_str(text),
+                spec.low,
+                spec.high
+            ));
+        }
+    }
+    let step = step.unwrap_or(1);
+    let mut set = 0u64;
+    let mut n = low;
+    while n <= high {
+        set |= 1 << n;
+        match n.checked_add(step) {
+            Some(next) => n = next,
+            None => break,
         }
     }
     Ok(set)
 }
 
-fn value(text: &str, spec: &FieldSpec) -> Option<u32> {
+/// A number written with digits only (no sign, no blank), as cronsim reads one.
+fn number(text: &str) -> Option<u32> {
     if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
-        return text.parse().ok();
+        text.parse().ok()
+    } else {
+        None
+    }
+}
+
+fn value(text: &str, spec: &FieldSpec) -> Option<u32> {
+    if let Some(n) = number(text) {
+        return Some(n);
     }
     let lowered = text.to_ascii_lowercase();
     let offset = if spec.names.len() == 12 { 1 } else { 0 };
@@ -345,15 +506,133 @@ mod tests {
             ("@daily", "0 0 * * *")
         );
         assert_eq!(parse("  5   2 * *  * ").unwrap().text, "5 2 * * *");
+        let at = |text: &str| text.parse::<DateTime>().unwrap();
         let cron = parse("*/15 9-17 * JAN-mar mon-fri").unwrap().cron;
-        assert!(cron.matches(30, 9, 14, 2, 3));
-        assert!(!cron.matches(31, 9, 14, 2, 3));
-        assert!(!cron.matches(30, 9, 14, 2, 0));
+        assert!(cron.matches(at("2024-02-14T09:30")));
+        assert!(!cron.matches(at("2024-02-14T09:31")));
+        assert!(!cron.matches(at("2024-02-18T09:30")));
         let sunday = parse("0 0 * * 7").unwrap().cron;
-        assert!(sunday.matches(0, 0, 2, 8, 0));
+        assert!(sunday.matches(at("2026-08-02T00:00")));
         let either = parse("0 0 1 * 1").unwrap().cron;
-        assert!(either.matches(0, 0, 1, 8, 3) && either.matches(0, 0, 3, 8, 1));
-        assert!(parse("5/20 * * * *").unwrap().cron.matches(45, 0, 1, 1, 1));
+        assert!(either.matches(at("2026-07-01T00:00")) && either.matches(at("2026-08-03T00:00")));
+        assert!(!either.matches(at("2026-08-04T00:00")));
+        assert!(
+            parse("5/20 * * * *")
+                .unwrap()
+                .cron
+                .matches(at("2026-01-01T00:45"))
+        );
+    }
+
+    /// The days a day-of-month and day-of-week pair matches in a month, ascending.
+    fn days(fields: &str, month: &str) -> Vec<i8> {
+        let (dom, dow) = fields.split_once(' ').unwrap();
+        let cron = Cron::parse(&format!("0 0 {dom} * {dow}")).unwrap();
+        let first: Date = format!("{month}-01").parse().unwrap();
+        (0..first.days_in_month())
+            .map(|n| first.checked_add(jiff::Span::new().days(n)).unwrap())
+            .filter(|date| cron.matches_date(*date))
+            .map(|date| date.day())
+            .collect()
+    }
+
+    #[test]
+    fn last_and_nth() {
+        // February 2026 starts on a Sunday and ends on a Saturday; 2028 is a leap year.
+        assert_eq!(days("L *", "2026-02"), [28]);
+        assert_eq!(days("l *", "2028-02"), [29]);
+        assert_eq!(days("LW *", "2026-02"), [27]);
+        assert_eq!(days("LW *", "2026-03"), [31]);
+        assert_eq!(days("LW *", "2026-05"), [29]);
+        assert_eq!(days("1,L,LW *", "2026-02"), [1, 27, 28]);
+        assert_eq!(days("L/2 *", "2026-04"), [30]);
+        assert_eq!(days("* 5L", "2026-02"), [27]);
+        assert_eq!(days("* 0L", "2026-03"), [29]);
+        assert_eq!(days("* 7L,1#1", "2026-03"), [2, 29]);
+        assert_eq!(days("* MON#2", "2026-02"), [9]);
+        assert_eq!(days("* sun#1,7#5", "2026-03"), [1, 29]);
+        assert_eq!(days("* 1#5", "2026-02"), Vec::<i8>::new());
+        // Both restricted: either; one starting with `*`: both.
+        assert_eq!(days("L 5#1", "2026-02"), [6, 28]);
+        assert_eq!(days("*/2 5L", "2026-02"), [27]);
+        assert_eq!(days("*/2 5L", "2026-03"), [27]);
+        assert_eq!(days("*/2 5L", "2026-04"), Vec::<i8>::new());
+    }
+
+    #[test]
+    fn last_w_and_hash_refused() {
+        let reason = |text: &str| Cron::parse(text).unwrap_err();
+        for (text, says) in [
+            (
+                "0 0 15W * *",
+                "the day-of-month field '15W' is not a number, a name, a range, a step or a list; `W` is only in `LW`",
+            ),
+            (
+                "0 0 L-1 * *",
+                "the day-of-month field 'L-1' is not a number, a name, a range, a step or a list; `L` (the last day of the month) and `LW` (its last weekday) are items of their own",
+            ),
+            (
+                "0 0 1#2 * *",
+                "the day-of-month field '1#2' is not a number, a name, a range, a step or a list; `#` is for the day-of-week field",
+            ),
+            (
+                "0 0 L/0 * *",
+                "the day-of-month field 'L/0' has a step of 0",
+            ),
+            (
+                "0 0 * * 1-5L",
+                "the day-of-week field '1-5L' is not a last day of the month: write one day number 0-7 before `L`, as in `5L`, the last Friday",
+            ),
+            (
+                "0 0 * * 1,FRIL",
+                "the day-of-week field '1,FRIL' has 'FRIL', which is not a last day of the month: write one day number 0-7 before `L`",
+            ),
+            ("0 0 * * 8L", "the day-of-week field '8L' is not a last day"),
+            ("0 0 * * L", "the day-of-week field 'L' is not a last day"),
+            (
+                "0 0 * * 5#L",
+                "the day-of-week field '5#L' is not a last day",
+            ),
+            (
+                "0 0 * * 1#6",
+                "the day-of-week field '1#6' is not an nth day of the month: write one day (0-7 or SUN-SAT), `#` and a week 1-5, as in `MON#2`, the second Monday",
+            ),
+            (
+                "0 0 * * MON-FRI#2",
+                "the day-of-week field 'MON-FRI#2' is not an nth day",
+            ),
+            (
+                "0 0 * * 1#2/2",
+                "the day-of-week field '1#2/2' is not an nth day",
+            ),
+            (
+                "0 0 * * 1#0,2",
+                "the day-of-week field '1#0,2' has '1#0', which is not an nth day",
+            ),
+            (
+                "0 0 * * 1W",
+                "the day-of-week field '1W' is not a number, a name, a range, a step or a list; `W` is only in `LW` in the day-of-month field",
+            ),
+            (
+                "L 0 * * *",
+                "the minute field 'L' is not a number, a name, a range, a step or a list; `L`, `W` and `#` are for the day-of-month (`L`, `LW`) and day-of-week (`5L`, `MON#2`) fields",
+            ),
+            (
+                "0 1#2 * * *",
+                "the hour field '1#2' is not a number, a name, a range, a step or a list; `L`, `W`",
+            ),
+            (
+                "0 0 * L *",
+                "the month field 'L' is not a number, a name, a range, a step or a list; `L`, `W`",
+            ),
+            (
+                "*/+5 0 * * *",
+                "the minute field '*/+5' is not a number, a name, a range, a step or a list",
+            ),
+        ] {
+            assert!(reason(text).starts_with(says), "{text}: {}", reason(text));
+        }
+        assert!(reason("0 0 * * 1#2#3").contains("is not an nth day"));
     }
 
     #[test]

@@ -18,9 +18,18 @@
 //! `2026-10-25T00:30Z` (02:30 CEST). ldp returns that fire.
 //!
 //! The fires are computed day by day in the local calendar: a day that the day and month
-//! fields match gives its matching hours and minutes, each turned into instants by the rules
-//! above. A search gives up after [`SEARCH_DAYS`] days (50 years) without a fire (a schedule
-//! such as `0 0 30 2 *` never fires).
+//! fields match (`L`, `LW`, `5L` and `MON#2` included, [`Cron::matches_date`]) gives its
+//! matching hours and minutes, each turned into instants by the rules above. A search gives up
+//! after [`SEARCH_DAYS`] days (50 years) without a fire (a schedule such as `0 0 30 2 *` never
+//! fires).
+//!
+//! **Why not the `croner` crate.** croner 4.0 parses `L`, `#` and `W` and has DST rules, but
+//! fails 16 of the 98 checks of the Python tool's vectors (`reference_fires.json`,
+//! `reference_cron_syntax.json`): it takes only a single minute and hour for a fixed time, so
+//! `0,30 2 * * *` and `15 1-3 * * *` skip a gap and fire in both passes of a repeated hour; it
+//! reads a day field starting with `*` (`*/10`) as a restriction, so either day field matches
+//! where cronsim needs both; it refuses `L/2`, reads `L,LW` as `LW`, and finds no fire for
+//! `0,30 2 * 3 SUN#5` in Europe/Paris. So the evaluator here stays.
 
 use std::collections::VecDeque;
 
@@ -69,12 +78,7 @@ impl CronClock {
     /// The fires of one local calendar day, oldest first, each once. A fire moved across a gap
     /// may be on the next day.
     pub fn fires_on(&self, date: Date) -> Vec<Timestamp> {
-        let weekday = u32::from(date.weekday().to_sunday_zero_offset().unsigned_abs());
-        let (day, month) = (date.day().unsigned_abs(), date.month().unsigned_abs());
-        if !self
-            .cron
-            .matches_date(u32::from(day), u32::from(month), weekday)
-        {
+        if !self.cron.matches_date(date) {
             return Vec::new();
         }
         let mut fires = Vec::new();

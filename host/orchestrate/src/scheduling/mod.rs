@@ -21,8 +21,9 @@
 //! dependency), and skips a local time a clock change skips (`LocalResult::None => continue`)
 //! where a schedule at a fixed time must fire right after the gap. So the
 //! 5-field parser ldp-config validates with ([`ldp_config::Cron`]: lists, ranges, steps,
-//! names, 7 = Sunday, and either day field matching when both are restricted) is evaluated here
-//! over jiff's time zone database, day by day in the local calendar.
+//! names, 7 = Sunday, `L`, `LW`, `nL` and `n#k`, and either day field matching when both are
+//! restricted) is evaluated here over jiff's time zone database, day by day in the local
+//! calendar. Neither does `croner` give the Python tool's fires ([`fires`] says where not).
 //!
 //! ```
 //! use jiff::{Timestamp, tz::TimeZone};

@@ -1,8 +1,8 @@
 //! Fires of a cron expression in a time zone.
 
-use ldp_config::Cron;
+use ldp_config::{Cron, ScheduleFrom};
 use ldp_orchestrate::scheduling::CronClock;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{DATA, at, zone};
 use crate::read_json;
@@ -22,11 +22,9 @@ fn fires(clock: &CronClock, after: &str, count: usize) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn reference_fires() {
-    let cases = read_json(DATA, "reference_fires.json");
-    let cases = cases.as_array().expect("cases");
-    assert!(cases.len() >= 14);
+/// Each case's first fires after `at` and its latest fire at or before `at`, as the Python tool
+/// gave them, compared one by one.
+fn check_fires(cases: &[Value]) {
     for case in cases {
         let (expression, time_zone, moment) = (
             case["cron"].as_str().expect("cron"),
@@ -50,6 +48,42 @@ fn reference_fires() {
             clock.at_or_before(at(moment)).map(|fire| fire.to_string()),
             case["at_or_before"].as_str().map(str::to_owned),
             "{expression} in {time_zone} at or before {moment}"
+        );
+    }
+}
+
+#[test]
+fn reference_fires() {
+    let cases = read_json(DATA, "reference_fires.json");
+    let cases = cases.as_array().expect("cases");
+    assert!(cases.len() >= 14);
+    check_fires(cases);
+}
+
+/// `L`, `LW` and `#`: the fires of what the Python tool accepts, and a refusal naming the same
+/// field for what it refuses (its message is `Bad day-of-week`, ldp's says what to write).
+#[test]
+fn reference_cron_syntax() {
+    let reference = read_json(DATA, "reference_cron_syntax.json");
+    let cases = reference["fires"].as_array().expect("fires");
+    assert!(cases.len() >= 30);
+    check_fires(cases);
+    let refused = reference["refused"].as_array().expect("refused");
+    assert!(refused.len() >= 30);
+    for case in refused {
+        let expression = case["cron"].as_str().expect("cron");
+        let python = case["error"].as_str().expect("error");
+        let field = python
+            .rsplit_once(": Bad ")
+            .map(|(_, field)| field)
+            .unwrap_or_else(|| panic!("{python}"));
+        let ours = ldp_config::parse_schedule(&json!(expression), ScheduleFrom::Metadata)
+            .expect_err(expression);
+        assert!(
+            ours.starts_with(&format!(
+                "schedule '{expression}' is not a valid cron expression: the {field} field "
+            )),
+            "{expression}: {ours} (the Python tool: {python})"
         );
     }
 }
