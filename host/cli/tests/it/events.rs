@@ -222,13 +222,90 @@ print(json.dumps({"rows": rows.num_rows, "types": sorted(set(rows["type"].to_pyl
     assert_eq!(doc["checks"], 4);
 }
 
-/// The `openlineage` sink with a `url`: the host posts the plugin's events; a sink that cannot
-/// reach its endpoint never fails the run.
+/// The `openlineage` sink with a `url`: the host posts the plugin's events, over `http://` and
+/// over `https://` (a certificate of a test authority the run trusts through `SSL_CERT_FILE`); a sink
+/// that cannot reach its endpoint never fails the run.
 #[test]
 fn openlineage_events_are_posted_and_a_failing_sink_does_not_fail_the_run() {
+    // A certificate authority the run trusts, and the server's certificate it signed (rustls
+    // refuses a self-signed CA certificate as the server's own).
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| dir.path().join(name);
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .expect("openssl runs (apt-get install openssl)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=ldp test CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+    ]);
+    openssl(&[
+        "req",
+        "-new",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "server.csr",
+    ]);
+    std::fs::write(
+        file("server.ext"),
+        "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        "server.ext",
+        "-out",
+        "cert.pem",
+    ]);
+    let (cert, key, ca) = (file("cert.pem"), file("key.pem"), file("ca.pem"));
+    posts_reach_the_lineage_server(None);
+    posts_reach_the_lineage_server(Some((&cert, &key, &ca)));
+}
+
+/// Runs the rides with an `openlineage` sink posting to a local server (TLS with `tls`), and
+/// checks what the server received.
+fn posts_reach_the_lineage_server(
+    tls: Option<(&std::path::Path, &std::path::Path, &std::path::Path)>,
+) {
     // A lineage server: records each POST's path, headers and body, answers 201.
     let server = r#"
-import http.server, json, sys, threading
+import http.server, json, ssl, sys, threading
 posts = []
 class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
@@ -241,11 +318,19 @@ class H(http.server.BaseHTTPRequestHandler):
             threading.Thread(target=self.server.shutdown).start()
     def log_message(self, *a): pass
 s = http.server.HTTPServer(("127.0.0.1", 0), H)
+if len(sys.argv) > 2:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[1], sys.argv[2])
+    s.socket = context.wrap_socket(s.socket, server_side=True)
 print(s.server_address[1], flush=True)
 s.serve_forever()
 "#;
-    let mut child = Command::new(python())
-        .args(["-c", server])
+    let mut server_command = Command::new(python());
+    server_command.args(["-c", server]);
+    if let Some((cert, key, _)) = tls {
+        server_command.arg(cert).arg(key);
+    }
+    let mut child = server_command
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -253,32 +338,37 @@ s.serve_forever()
     let mut port = String::new();
     std::io::BufRead::read_line(&mut out, &mut port).unwrap();
     let port = port.trim().to_string();
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let config = CONFIG.replace(
         r#""observability": {"sinks": ["jsonl", "openlineage", "iceberg"]}"#,
         &format!(
-            r#""observability": {{"sinks": [{{"type": "openlineage", "url": "http://127.0.0.1:{port}", "api_key_env": "LDP_TEST_LINEAGE_KEY"}},
+            r#""observability": {{"sinks": [{{"type": "openlineage", "url": "{scheme}://127.0.0.1:{port}", "api_key_env": "LDP_TEST_LINEAGE_KEY"}},
                                 {{"type": "jsonl", "path": "/proc/no/such/dir/events.jsonl"}}]}}"#
         ),
     );
     let dir = rides_workdir(&config);
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");
-    let run = Command::new(env!("CARGO_BIN_EXE_ldp"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ldp"));
+    command
         .args(["--cache-dir", cache.to_str().unwrap()])
         .args(["run", dir.path().join("rides.json").to_str().unwrap()])
-        .env("LDP_TEST_LINEAGE_KEY", "secret-key")
-        .output()
-        .unwrap();
+        .env("LDP_TEST_LINEAGE_KEY", "secret-key");
+    if let Some((_, _, ca)) = tls {
+        command.env("SSL_CERT_FILE", ca);
+    }
+    let run = command.output().unwrap();
     assert_eq!(
         run.status.code(),
         Some(0),
         "a broken jsonl sink must not fail the run: {}",
         String::from_utf8_lossy(&run.stderr)
     );
-    assert!(
-        String::from_utf8_lossy(&run.stderr).contains("event sink not opened"),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if stderr.contains("openlineage") {
+        let _ = child.kill();
+        panic!("{scheme}: the openlineage sink failed: {stderr}");
+    }
+    assert!(stderr.contains("event sink not opened"), "{stderr}");
     let mut posts = String::new();
     std::io::BufRead::read_line(&mut out, &mut posts).unwrap();
     let _ = child.wait();

@@ -1,11 +1,9 @@
 //! The `openlineage` sink with a `url`: the plugin (which has no network) writes its lines into
 //! a private file of the host's, and the host POSTs each new line to the endpoint, as the
 //! Python tool does (`Content-Type: application/json`, `Authorization: Bearer $api_key_env` when
-//! set, `/api/v1/lineage` when the URL has no path, HTTP ≥ 300 an error). Plain `http://` only:
-//! lineage servers on a laptop (Marquez) speak it; `https://` is refused with a message.
+//! set, `/api/v1/lineage` when the URL has no path, HTTP ≥ 300 an error). `http://` and
+//! `https://` (TLS by rustls; the system's roots, or the file `SSL_CERT_FILE` names).
 
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -17,99 +15,87 @@ use super::plugin_sink::PluginEventSink;
 /// Where and how to POST.
 #[derive(Debug, Clone)]
 pub(crate) struct Endpoint {
-    host: String,
-    port: u16,
-    path: String,
+    url: reqwest::Url,
     bearer: Option<String>,
     timeout: Duration,
 }
 
 impl Endpoint {
-    /// Reads `url` (`http://host[:port][/path]`), the API key from the environment variable
+    /// Reads `url` (`http(s)://host[:port][/path]`), the API key from the environment variable
     /// named `api_key_env`, and `timeout` seconds (default 10).
     pub fn parse(
         url: &str,
         api_key_env: Option<&str>,
         timeout_s: Option<f64>,
     ) -> Result<Endpoint, String> {
-        let Some(rest) = url.strip_prefix("http://") else {
+        let mut parsed = reqwest::Url::parse(url).map_err(|e| {
+            format!("openlineage url {url:?}: {e}; give http(s)://host[:port][/path]")
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https") {
             return Err(format!(
-                "openlineage url {url:?}: only http:// endpoints are supported in this build"
+                "openlineage url {url:?}: only http:// and https:// endpoints are supported"
             ));
-        };
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, ""),
-        };
-        let path = if path.is_empty() || path == "/" {
-            "/api/v1/lineage".to_string()
-        } else {
-            path.to_string()
-        };
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((h, p)) => (
-                h.to_string(),
-                p.parse()
-                    .map_err(|_| format!("openlineage url {url:?}: bad port {p:?}"))?,
-            ),
-            None => (authority.to_string(), 80),
-        };
-        if host.is_empty() || host.contains('@') {
+        }
+        if parsed.host_str().is_none_or(str::is_empty)
+            || !parsed.username().is_empty()
+            || parsed.password().is_some()
+        {
             return Err(format!(
                 "openlineage url {url:?}: give a host, and no credentials in the URL (use api_key_env)"
             ));
         }
+        if parsed.path().is_empty() || parsed.path() == "/" {
+            parsed.set_path("/api/v1/lineage");
+        }
         let bearer = api_key_env.and_then(|name| std::env::var(name).ok());
         Ok(Endpoint {
-            host,
-            port,
-            path,
+            url: parsed,
             bearer,
             timeout: Duration::from_secs_f64(timeout_s.unwrap_or(10.0).max(0.1)),
         })
     }
 
-    /// POSTs one JSON document; an HTTP status ≥ 300 is an error.
-    fn post(&self, body: &str) -> Result<(), String> {
-        let address = (self.host.as_str(), self.port)
-            .to_socket_addrs()
-            .map_err(|e| format!("{}: {e}", self.host))?
-            .next()
-            .ok_or_else(|| format!("{}: no address", self.host))?;
-        let mut stream = TcpStream::connect_timeout(&address, self.timeout)
-            .map_err(|e| format!("http://{}:{}: {e}", self.host, self.port))?;
-        stream.set_read_timeout(Some(self.timeout)).ok();
-        stream.set_write_timeout(Some(self.timeout)).ok();
-        let auth = self
-            .bearer
-            .as_ref()
-            .map(|key| format!("Authorization: Bearer {key}\r\n"))
-            .unwrap_or_default();
-        let request = format!(
-            "POST {} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.path,
-            self.host,
-            self.port,
-            body.len()
-        );
-        stream
-            .write_all(request.as_bytes())
-            .map_err(|e| format!("POST {}: {e}", self.path))?;
-        let mut response = Vec::new();
-        stream
-            .read_to_end(&mut response)
-            .map_err(|e| format!("POST {}: {e}", self.path))?;
-        let text = String::from_utf8_lossy(&response);
-        let status: u16 = text
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| format!("POST {}: no HTTP status in the answer", self.path))?;
-        if status >= 300 {
-            return Err(format!("POST {}: HTTP {status}", self.path));
+    /// A client for this endpoint: its time limit, TLS by rustls.
+    fn client(&self) -> Result<reqwest::blocking::Client, String> {
+        reqwest::blocking::Client::builder()
+            .timeout(self.timeout)
+            .build()
+            .map_err(|e| format!("openlineage {}: cannot start an HTTP client: {e}", self.url))
+    }
+
+    /// POSTs one JSON document with `client`; an HTTP status ≥ 300 is an error.
+    fn post(&self, client: &reqwest::blocking::Client, body: &str) -> Result<(), String> {
+        let mut request = client
+            .post(self.url.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_owned());
+        if let Some(key) = &self.bearer {
+            request = request.bearer_auth(key);
+        }
+        let response = request
+            .send()
+            .map_err(|e| format!("POST {}: {}", self.url, error_chain(&e)))?;
+        let status = response.status();
+        if status.as_u16() >= 300 {
+            return Err(format!("POST {}: HTTP {}", self.url, status.as_u16()));
         }
         Ok(())
     }
+}
+
+/// An error and its causes (reqwest's own message leaves out the TLS or connection cause).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// The plugin writing into a private file, and the host posting what it wrote.
@@ -119,6 +105,7 @@ pub(crate) struct HttpLineageSink {
     folder: PathBuf,
     posted: usize,
     endpoint: Endpoint,
+    client: reqwest::blocking::Client,
 }
 
 impl HttpLineageSink {
@@ -136,6 +123,7 @@ impl HttpLineageSink {
         config.remove("api_key_env");
         config.remove("timeout");
         config.insert("path".into(), file.display().to_string().into());
+        let client = endpoint.client()?;
         let plugin = PluginEventSink::open(
             runtime,
             "events-openlineage",
@@ -148,6 +136,7 @@ impl HttpLineageSink {
             folder,
             posted: 0,
             endpoint,
+            client,
         })
     }
 
@@ -159,7 +148,7 @@ impl HttpLineageSink {
         let lines: Vec<&str> = text.lines().collect();
         while self.posted < lines.len() {
             self.endpoint
-                .post(lines[self.posted])
+                .post(&self.client, lines[self.posted])
                 .map_err(SinkError::failed)?;
             self.posted += 1;
         }
@@ -181,9 +170,6 @@ impl EventSink for HttpLineageSink {
     }
 
     fn describe(&self) -> String {
-        format!(
-            "openlineage http://{}:{}{}",
-            self.endpoint.host, self.endpoint.port, self.endpoint.path
-        )
+        format!("openlineage {}", self.endpoint.url)
     }
 }
