@@ -1,5 +1,6 @@
-//! The tables a server serves: every Iceberg table the configs name that exists
-//! ([`ldp_pipeline::lake`]), narrowed by the allowlist. A table is named `namespace.table`, and
+//! The tables a server serves: every Iceberg table the configs name that exists, and every
+//! table of the catalogs that spec files describe ([`ldp_pipeline::lake`]), narrowed by the
+//! allowlist. A table is named `namespace.table`, and
 //! by its bare name when that is unique. `_ldp` system tables are hidden unless a pattern
 //! starts with `_ldp`. An unknown table and a table not allowed give the same error, so an
 //! agent cannot probe for what exists.
@@ -32,18 +33,38 @@ pub struct Lake {
 }
 
 impl Lake {
-    /// Finds the tables of `configs` (files, or folders of configs) that exist and that
-    /// `allow` (comma-separated glob patterns on `ns.table`, or on the bare name for a
-    /// pattern without a dot; empty: every table) lets through.
+    /// Finds the tables of `configs` (files, or folders of configs) that exist, and the tables
+    /// of the catalogs `catalogs` (spec files) describe, that `allow` (comma-separated glob
+    /// patterns on `ns.table`, or on the bare name for a pattern without a dot; empty: every
+    /// table) lets through. A table both name is served once.
     ///
     /// # Errors
     ///
-    /// A config named directly cannot be read.
-    pub fn discover(configs: &[PathBuf], allow: &[String]) -> Result<Lake, ldp_pipeline::Error> {
+    /// A config named directly cannot be read; a catalog cannot be opened or listed.
+    pub fn discover(
+        configs: &[PathBuf],
+        catalogs: &[PathBuf],
+        allow: &[String],
+    ) -> Result<Lake, ldp_pipeline::Error> {
         let show_system = allow.iter().any(|p| p.starts_with("_ldp"));
-        let mut found = Vec::new();
+        let mut found: Vec<TargetTable> = Vec::new();
         let mut unavailable = Vec::new();
-        for target in ldp_pipeline::lake::lake_tables(configs)? {
+        let mut candidates = if configs.is_empty() {
+            Vec::new()
+        } else {
+            ldp_pipeline::lake::lake_tables(configs)?
+        };
+        for spec in catalogs {
+            for table in ldp_pipeline::lake::catalog_tables(spec)? {
+                let known = candidates
+                    .iter()
+                    .any(|o| o.catalog == table.catalog && o.identifier() == table.identifier());
+                if !known {
+                    candidates.push(table);
+                }
+            }
+        }
+        for target in candidates {
             let identifier = target.identifier();
             if target.namespace.starts_with("_ldp") && !show_system {
                 continue;

@@ -36,6 +36,8 @@ pub use server::{LakeServer, SERVER_NAME, SERVER_TITLE};
 pub struct McpSettings {
     /// Dataset configs, or folders of them.
     pub configs: Vec<PathBuf>,
+    /// Catalog spec files: every table of each catalog is served.
+    pub catalogs: Vec<PathBuf>,
     /// Allowlist patterns (empty: every table).
     pub allow: Vec<String>,
     /// The most rows a result holds.
@@ -61,7 +63,7 @@ pub enum McpError {
     Lake(#[from] ldp_pipeline::Error),
     /// No table to serve.
     #[error(
-        "no Iceberg table to serve in {configs}: the configs name none that exists, or --allow lets none through"
+        "no Iceberg table to serve in {configs}: the configs name none that exists, the catalogs hold none, or --allow lets none through"
     )]
     NoTables {
         /// The configs, listed.
@@ -82,12 +84,13 @@ pub enum McpError {
 ///
 /// [`McpError`]: no table to serve, a config that cannot be read, a failed session.
 pub fn serve(settings: &McpSettings, runtime: Runtime) -> Result<(), McpError> {
-    let lake = Lake::discover(&settings.configs, &settings.allow)?;
+    let lake = Lake::discover(&settings.configs, &settings.catalogs, &settings.allow)?;
     let Some(first) = lake.tables.first() else {
         return Err(McpError::NoTables {
             configs: settings
                 .configs
                 .iter()
+                .chain(&settings.catalogs)
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", "),

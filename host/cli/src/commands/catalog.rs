@@ -5,8 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use ldp_catalog::Mode;
+use ldp_config::CatalogSpec;
 use ldp_config::paths::PathContext;
-use ldp_config::{CatalogSpec, ConfigError};
 use ldp_pipeline::ResolvedCatalog;
 use serde_json::{Value, json};
 
@@ -25,7 +25,7 @@ struct Found {
 
 /// Runs `ldp catalog test`.
 pub fn test(args: &CatalogTestArgs) -> anyhow::Result<u8> {
-    let spec = read_spec(&args.spec)?;
+    let spec = ldp_pipeline::lake::read_catalog_spec(&args.spec)?;
     let found = list(spec, &args.spec)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -56,37 +56,6 @@ fn list(spec: CatalogSpec, file: &Path) -> anyhow::Result<Found> {
         namespaces,
         tables,
     ))
-}
-
-/// The catalog block of SPEC: the file itself, or a config's target catalog, else its source's.
-fn read_spec(path: &Path) -> anyhow::Result<CatalogSpec> {
-    let text = std::fs::read_to_string(path).map_err(|e| ldp_pipeline::Error::Unsupported {
-        message: format!("cannot read the catalog spec {}: {e}", path.display()),
-    })?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| ConfigError::Invalid {
-        file: Some(path.to_path_buf()),
-        message: format!(
-            "not valid JSON (line {}, column {}): {e}",
-            e.line(),
-            e.column()
-        ),
-    })?;
-    if value.get("metadata").is_none() {
-        return Ok(CatalogSpec::read(&value, Some(path))?);
-    }
-    let config = ldp_pipeline::open_config(path)?;
-    [config.target(), config.source()]
-        .into_iter()
-        .find_map(|block| block.catalog.clone())
-        .ok_or_else(|| {
-            ConfigError::Catalog {
-                message: format!(
-                    "{} has no catalog block in its target or its source",
-                    path.display()
-                ),
-            }
-            .into()
-        })
 }
 
 impl Found {

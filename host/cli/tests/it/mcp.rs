@@ -330,3 +330,36 @@ fn hostile_queries_are_refused_or_stopped_audited_and_the_server_serves_on() {
     assert!(records[1]["sql"].as_str().unwrap().contains("numbers d"));
     assert!(records[2]["error"].as_str().unwrap().contains("repeat(…)"));
 }
+
+/// `ldp mcp --catalog SPEC.json` serves every table of a catalog without configs: a spec file
+/// holding the catalog block, and a dataset config naming it, each give both tables.
+#[test]
+fn a_catalog_spec_serves_every_table_of_its_catalog() {
+    let dir = lake();
+    let specs = tempfile::tempdir().unwrap();
+    let warehouse = dir.path().join("warehouse");
+    let spec = specs.path().join("shop.json");
+    std::fs::write(
+        &spec,
+        json!({"identifier": "shop", "warehouse_path": warehouse}).to_string(),
+    )
+    .unwrap();
+    let calls = json!([
+        ["list_tables", {}],
+        ["query", {"sql": "SELECT count(*) AS n FROM dishes"}],
+    ]);
+    for args in [
+        vec!["--catalog", spec.to_str().unwrap()],
+        vec!["--catalog", "dishes.json"],
+    ] {
+        let doc = session(dir.path(), &calls, &args);
+        let tables: Vec<&str> = doc["calls"][0]["result"]["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["table"].as_str().unwrap())
+            .collect();
+        assert_eq!(tables, ["shop.dishes", "shop.orders"], "{args:?}: {doc}");
+        assert_eq!(doc["calls"][1]["result"]["rows"][0][0], 4, "{doc}");
+    }
+}
