@@ -104,3 +104,45 @@ fn schema_prints_the_reference_schemas() {
         stderr(&out)
     );
 }
+
+/// `ldp plan` of a workflow file plans it as `ldp workflow plan` does, and a folder plans its
+/// workflow files with its configs: an invalid workflow fails the folder (it was skipped with a
+/// warning, and a lone workflow file was refused as "not a dataset config").
+#[test]
+fn plan_plans_workflow_files_alone_and_in_a_folder() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/workflows");
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["nightly.json", "daily_orders.json"] {
+        std::fs::copy(examples.join(file), dir.path().join(file)).unwrap();
+    }
+    let nightly = dir.path().join("nightly.json");
+    let alone = ldp(&["plan", nightly.to_str().unwrap()]);
+    assert_eq!(alone.status.code(), Some(0), "{}", stderr(&alone));
+    let workflow = ldp(&["workflow", "plan", nightly.to_str().unwrap()]);
+    assert_eq!(stdout(&alone), stdout(&workflow));
+
+    let folder = ldp(&["plan", dir.path().to_str().unwrap()]);
+    assert_eq!(folder.status.code(), Some(0), "{}", stderr(&folder));
+    let text = stdout(&folder);
+    assert!(
+        text.contains("nightly.json       Workflow  nightly"),
+        "{text}"
+    );
+    assert!(text.contains("(2 rows)"), "{text}");
+
+    let json = ldp(&["plan", dir.path().to_str().unwrap(), "--json"]);
+    let plans: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(plans[1]["kind"], "Workflow");
+    assert_eq!(plans[1]["tasks"][0]["id"], "orders");
+
+    let broken = r#"{"apiVersion": "ldp/v1", "kind": "Workflow", "identifier": "broken",
+      "tasks": [{"id": "a", "pipeline": "missing.json"}]}"#;
+    std::fs::write(dir.path().join("broken.json"), broken).unwrap();
+    let folder = ldp(&["plan", dir.path().to_str().unwrap()]);
+    assert_eq!(folder.status.code(), Some(1));
+    assert!(
+        stderr(&folder).contains("broken.json: "),
+        "{}",
+        stderr(&folder)
+    );
+}
