@@ -2,6 +2,13 @@
 //! validated settings before any work starts.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// What `ldp --version` says: ldp's version, and the version of the Python tool whose configs,
+/// catalogs, keys and events it keeps (`ldp_events::payload::LDP_VERSION`, checked by a test).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (compatible with local-data-platform 0.1.3)"
+);
 use std::path::PathBuf;
 
 mod dbt;
@@ -17,7 +24,7 @@ pub use maintain::MaintainArgs;
 /// Every source, transform, quality check and sink is a WebAssembly plugin that runs in a
 /// sandbox; the host owns catalogs, commits and scheduling.
 #[derive(Debug, Parser)]
-#[command(name = "ldp", version, propagate_version = true, max_term_width = 100)]
+#[command(name = "ldp", version = VERSION, propagate_version = true, max_term_width = 100)]
 pub struct Cli {
     /// Debug logging on stderr (-vv: trace). LDP_LOG overrides it with a tracing filter, e.g.
     /// LDP_LOG=ldp::plugin=debug.
@@ -85,8 +92,9 @@ pub enum Command {
     /// Prints the spec hash, route, pipeline, target, write mode, catalog, checks, sinks,
     /// schedule and window of CONFIG. With --window, also the window's idempotency key (the key
     /// `ldp run --window W --idempotency-key auto` uses) and the source path of that window. A
-    /// folder plans every *.json file in it, one line each. Nothing is read, written or
-    /// created. The spec hash is the sha256 of the config's canonical JSON (kind, who, what,
+    /// folder plans every *.json file in it, one line each. A workflow file (kind Workflow) is
+    /// planned as `ldp workflow plan` plans it, in a folder too, where an invalid one fails the
+    /// folder. Nothing is read, written or created. The spec hash is the sha256 of the config's canonical JSON (kind, who, what,
     /// where, sinks, schedule and retries left out); the idempotency key comes from the
     /// identifier, the target and the window only, so a window keeps its key when the config
     /// changes.
@@ -245,7 +253,8 @@ pub enum Command {
     /// Serve the lake's tables to agents over MCP (stdio), read-only and audited.
     ///
     /// Serves every Iceberg table the configs name (files, or folders of configs) that exists,
-    /// narrowed by --allow, with the tools list_tables, describe_table, query, sample_rows,
+    /// and every table of the catalogs --catalog specs describe, narrowed by --allow, with the
+    /// tools list_tables, describe_table, query, sample_rows,
     /// table_history, get_dataset and run_transform (an agent's JavaScript run in the sandbox
     /// on a table's first rows; nothing is written). query takes exactly one SELECT or WITH
     /// (DataFusion SQL, parsed before it plans); its session holds only the served tables, with
@@ -253,7 +262,8 @@ pub enum Command {
     /// are capped. Every call is audited (tool, SQL, row count, duration, error; never result
     /// data) to a JSONL file at once and to the _ldp.audit Iceberg table in batches of 20.
     ///
-    /// Example: ldp mcp --config examples/workflows --allow 'shop.*'
+    /// Examples: ldp mcp --config examples/workflows --allow 'shop.*'
+    ///           ldp mcp --catalog lake-catalog.json
     Mcp(McpArgs),
     /// Run what is scheduled: list, tick, a foreground loop, and the cron/launchd/systemd
     /// recipe that ticks every 5 minutes.
@@ -870,7 +880,7 @@ pub struct RunCmdArgs {
 /// `ldp plan`.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// A JSON dataset config, or a folder of *.json files.
+    /// A JSON dataset config or workflow file, or a folder of *.json files.
     pub config: PathBuf,
     /// A logical window: an ISO-8601 interval START/END, or yesterday, last-week or last-month
     /// in the time zone of the config. Prints its idempotency key, and the source path of the
@@ -1120,8 +1130,17 @@ pub enum RunOutput {
 #[derive(Debug, Args)]
 pub struct McpArgs {
     /// A dataset config, or a folder of configs (read one level deep); repeat for more.
-    #[arg(long = "config", value_name = "DIR_OR_FILE", required = true)]
+    #[arg(
+        long = "config",
+        value_name = "DIR_OR_FILE",
+        required_unless_present = "catalogs"
+    )]
     pub configs: Vec<PathBuf>,
+    /// A catalog spec: a JSON file holding a catalog block ({"identifier": "nyc",
+    /// "warehouse_path": "warehouse"}, {"type": "rest", "uri": ...}) or a dataset config (its
+    /// catalog). Every table of every namespace of that catalog is served; repeat for more.
+    #[arg(long = "catalog", value_name = "SPEC.json")]
+    pub catalogs: Vec<PathBuf>,
     /// Serve only these tables: comma-separated glob patterns on ns.table, or on the bare name
     /// for a pattern without a dot. _ldp tables are served only when a pattern starts with _ldp.
     #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
@@ -1145,4 +1164,14 @@ pub struct McpArgs {
     /// in this process). A cluster query has the time limit but not --max-memory-mb.
     #[arg(long, value_name = "df://HOST:PORT", env = "LDP_CLUSTER")]
     pub cluster: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_version_names_the_python_tool_version_the_events_report() {
+        let compat = format!("local-data-platform {}", ldp_events::payload::LDP_VERSION);
+        assert!(super::VERSION.ends_with(&format!("(compatible with {compat})")));
+        assert!(super::VERSION.starts_with(env!("CARGO_PKG_VERSION")));
+    }
 }

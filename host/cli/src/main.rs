@@ -6,6 +6,8 @@ mod args;
 #[cfg(test)]
 mod cli_reference;
 mod commands;
+#[cfg(test)]
+mod docs_lists;
 mod interrupt;
 mod output;
 mod progress;

@@ -519,6 +519,7 @@ fn mcp_settings(args: crate::args::McpArgs) -> Result<ldp_mcp::McpSettings, Sett
     }
     Ok(ldp_mcp::McpSettings {
         configs: args.configs,
+        catalogs: args.catalogs,
         allow: args
             .allow
             .into_iter()

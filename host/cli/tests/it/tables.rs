@@ -457,7 +457,13 @@ fn pipelines_and_version() {
         "{text}"
     );
     let text = ok(&ldp(&["--version"]));
-    assert_eq!(text, format!("ldp {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        text,
+        format!(
+            "ldp {} (compatible with local-data-platform 0.1.3)\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
 }
 
 #[test]
