@@ -161,3 +161,22 @@ def test_help_documents_the_api():
     assert "not sandboxed" in ldp.run.__doc__
     assert "pyarrow.Table" in ldp.query.__doc__
     assert ldp.version().startswith("ldp ")
+
+
+def test_a_workflow_plans_and_runs_a_window_once(tmp_path):
+    import shutil
+
+    from conftest import EXAMPLES
+
+    shop = tmp_path / "shop"
+    shutil.copytree(EXAMPLES / "workflows", shop)
+    window = "2026-07-31T22:00:00Z/2026-08-01T22:00:00Z"  # 1 August in Paris
+    plan = ldp.workflow.plan(shop / "nightly.json", window=window)
+    assert [t["id"] for t in plan["tasks"]] == ["orders", "tidy"]
+    first = ldp.workflow.run(shop / "nightly.json", window=window)
+    again = ldp.workflow.run(shop / "nightly.json", window=window)
+    assert first["status"] == "succeeded" and first["counts"]["published"] == 1, first
+    assert again["status"] == "succeeded" and "published" not in again["counts"], again
+    table = ldp.Lake(shop / "daily_orders.json")["orders"]
+    keyed = [s for s in table.snapshots() if s.summary.get("ldp.idempotency-key")]
+    assert len(keyed) == 1  # the second run of the window published nothing
