@@ -85,6 +85,14 @@ pub enum Error {
         #[source]
         source: object_store::Error,
     },
+    /// The AWS profile named in the environment does not exist.
+    #[error("{uri}: {message}")]
+    Profile {
+        /// The URI.
+        uri: String,
+        /// Which profile, and what to do.
+        message: String,
+    },
     /// The object does not exist.
     #[error("{uri} does not exist")]
     NotFound {
@@ -127,7 +135,7 @@ impl Error {
             Error::InvalidUri { .. } => ErrorKind::InvalidUri,
             Error::CredentialsInUri { .. } => ErrorKind::CredentialsInUri,
             Error::Unsupported { .. } => ErrorKind::Unsupported,
-            Error::Config { .. } => ErrorKind::Config,
+            Error::Config { .. } | Error::Profile { .. } => ErrorKind::Config,
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::Io { .. } | Error::Runtime(_) => ErrorKind::Io,
             Error::Store { .. } => ErrorKind::Store,

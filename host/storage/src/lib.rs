@@ -11,8 +11,8 @@
 //!   `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` over `AWS_DEFAULT_REGION`,
 //!   `AWS_ENDPOINT_URL_S3` over `AWS_ENDPOINT_URL`, web identity and container credentials,
 //!   else the instance metadata service), blank values ignored; an `http://` endpoint (a
-//!   local moto or MinIO) is allowed plain HTTP. AWS profiles (`AWS_PROFILE`,
-//!   `~/.aws/credentials`) are not read by `object_store` 0.13.
+//!   local moto or MinIO) is allowed plain HTTP. The AWS profile's shared `credentials` and
+//!   `config` files fill in what the variables leave unset, as boto3 reads them ([`profile`]).
 //! * [`ObjectStorage::download`] streams an object into a local file;
 //!   [`ObjectStorage::upload`] puts a local file as one object: one `PUT` for a small file,
 //!   a multipart upload in [`PART_SIZE`] parts otherwise, aborted if any part fails. Either
@@ -48,6 +48,7 @@
 
 mod error;
 mod list;
+mod profile;
 mod uri;
 
 use std::future::Future;
@@ -109,6 +110,7 @@ impl ObjectStorage {
         uri: &ObjectUri,
         vars: impl IntoIterator<Item = (String, String)>,
     ) -> Result<ObjectStorage> {
+        let vars = with_profile(&uri.to_string(), vars)?;
         let store = s3_builder(uri.bucket(), vars)
             .build()
             .map_err(|source| Error::Config {
@@ -360,6 +362,7 @@ pub fn upload_file(from: &Path, uri: &ObjectUri) -> Result<u64> {
 pub fn bucket_store(bucket: &str) -> Result<Arc<dyn ObjectStore>> {
     let vars = std::env::vars_os()
         .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)));
+    let vars = with_profile(&format!("s3://{bucket}"), vars)?;
     let store = s3_builder(bucket, vars)
         .build()
         .map_err(|source| Error::Config {
@@ -428,6 +431,20 @@ async fn join_part(
             },
         }),
     }
+}
+
+/// `vars` with the settings the AWS profile adds where they leave them unset ([`profile`]).
+fn with_profile(
+    uri: &str,
+    vars: impl IntoIterator<Item = (String, String)>,
+) -> Result<std::collections::HashMap<String, String>> {
+    let mut vars: std::collections::HashMap<String, String> = vars.into_iter().collect();
+    let from_profile = profile::profile_vars(&vars).map_err(|message| Error::Profile {
+        uri: uri.to_owned(),
+        message,
+    })?;
+    vars.extend(from_profile);
+    Ok(vars)
 }
 
 /// The S3 builder for `bucket` from `vars`: every `AWS_*` variable `object_store` knows, as

@@ -704,3 +704,54 @@ fn maintain_lists_and_compacts_a_table_on_s3() {
     let doc = json(out);
     assert_eq!(doc["rows"][0]["n"], 60, "{doc}");
 }
+
+/// An AWS profile, as boto3 reads it: no `AWS_*` keys in the environment, only `AWS_PROFILE`
+/// and the shared files (keys in `credentials`, the region and the `s3` endpoint in `config`).
+/// A profile that does not exist is refused, naming it.
+#[test]
+fn an_aws_profile_in_the_shared_files_reaches_the_bucket() {
+    let moto = Moto::start();
+    let dir = tempfile::tempdir().unwrap();
+    moto.boto(&["put", "lake", "drops/rides.csv", rides().to_str().unwrap()]);
+    let (credentials, config) = (dir.path().join("credentials"), dir.path().join("config"));
+    std::fs::write(
+        &credentials,
+        "[default]\naws_access_key_id = wrong\naws_secret_access_key = wrong\n\n\
+         [moto]\naws_access_key_id = testing\naws_secret_access_key = testing\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[profile moto]\nregion = us-east-1\ns3 =\n    endpoint_url = {}\n",
+            moto.endpoint
+        ),
+    )
+    .unwrap();
+    write(
+        dir.path(),
+        "load.json",
+        serde_json::json!({"identifier": "rides", "metadata": {
+            "source": {"name": "rides", "format": "CSV", "path": "s3://lake/drops/rides.csv"},
+            "target": table_block()}}),
+    );
+    let with_profile = |profile: &'static str| {
+        let (credentials, config) = (credentials.clone(), config.clone());
+        move |command: &mut Command| {
+            command
+                .env("AWS_PROFILE", profile)
+                .env("AWS_SHARED_CREDENTIALS_FILE", &credentials)
+                .env("AWS_CONFIG_FILE", &config)
+                .env("NO_PROXY", "127.0.0.1");
+        }
+    };
+    let out = ldp_with(dir.path(), &["run", "load.json"], with_profile("moto"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = ldp_with(dir.path(), &["run", "load.json"], with_profile("prod"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("the AWS profile \"prod\" (AWS_PROFILE)"),
+        "{}",
+        stderr(&out)
+    );
+}
