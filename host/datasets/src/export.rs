@@ -231,19 +231,24 @@ fn writer_properties(manifest: &str) -> WriterProperties {
         .build()
 }
 
+/// The rows' schema with the manifest as its only metadata (under [`PARQUET_METADATA_KEY`]):
+/// the metadata is a map, and one key keeps an export's bytes fixed.
+fn with_manifest(version: &DatasetVersion, rows: &Rows) -> Arc<Schema> {
+    let metadata = [(PARQUET_METADATA_KEY.to_string(), version.inline_text())]
+        .into_iter()
+        .collect();
+    Arc::new(Schema::new_with_metadata(
+        rows.schema.fields().clone(),
+        metadata,
+    ))
+}
+
 fn write_parquet(version: &DatasetVersion, rows: &Rows, file: fs::File, path: &Path) -> Result<()> {
     let parquet = |source| Error::Parquet {
         path: path.to_path_buf(),
         source,
     };
-    // Only the manifest: the schema metadata is a map, and one key keeps the bytes fixed.
-    let metadata = [(PARQUET_METADATA_KEY.to_string(), version.inline_text())]
-        .into_iter()
-        .collect();
-    let schema = Arc::new(Schema::new_with_metadata(
-        rows.schema.fields().clone(),
-        metadata,
-    ));
+    let schema = with_manifest(version, rows);
     let mut writer = ArrowWriter::try_new(
         file,
         schema.clone(),
@@ -270,13 +275,7 @@ pub fn write_arrow(
     rows: &Rows,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
-    let metadata = [(PARQUET_METADATA_KEY.to_string(), version.inline_text())]
-        .into_iter()
-        .collect();
-    let schema = Arc::new(Schema::new_with_metadata(
-        rows.schema.fields().clone(),
-        metadata,
-    ));
+    let schema = with_manifest(version, rows);
     let mut writer =
         arrow_ipc::writer::StreamWriter::try_new(out, &schema).map_err(std::io::Error::other)?;
     for batch in &rows.batches {

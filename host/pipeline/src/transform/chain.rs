@@ -199,15 +199,7 @@ impl Chain {
                     what: resolved.what.clone(),
                     source,
                 })?;
-            schema = stream.output_schema().clone();
-            if schema.fields().is_empty() {
-                return Err(Error::Unsupported {
-                    message: format!(
-                        "{}: the transform declared an output schema without columns; a table needs at least one",
-                        resolved.what
-                    ),
-                });
-            }
+            schema = with_columns(stream.output_schema(), &resolved.what)?;
             streams.push(Stage::Plugin(resolved, Box::new(stream)));
         }
         if let Some(external) = &self.external {
@@ -215,15 +207,7 @@ impl Chain {
                 what: external.name().to_owned(),
                 source,
             })?;
-            schema = stream.output_schema().clone();
-            if schema.fields().is_empty() {
-                return Err(Error::Unsupported {
-                    message: format!(
-                        "{}: its output schema has no columns; a table needs at least one",
-                        external.name()
-                    ),
-                });
-            }
+            schema = with_columns(stream.output_schema(), external.name())?;
             streams.push(Stage::External(external.name(), stream));
         }
         Ok(Opened {
@@ -232,6 +216,18 @@ impl Chain {
             filter,
         })
     }
+}
+
+/// The output schema a transform (`what`) declared, which must have a column.
+fn with_columns(schema: &SchemaRef, what: &str) -> Result<SchemaRef> {
+    if schema.fields().is_empty() {
+        return Err(Error::Unsupported {
+            message: format!(
+                "{what}: the transform declared an output schema without columns; a table needs at least one"
+            ),
+        });
+    }
+    Ok(schema.clone())
 }
 
 /// The transforms of a chain, open for the source's schema.
