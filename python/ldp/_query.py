@@ -1,12 +1,13 @@
 """``ldp.query``: SQL over the lake's tables, the result as a ``pyarrow.Table``.
 
 The binary runs the query (DataFusion, read-only) and streams the result on its stdout as an
-Arrow IPC stream (``ldp query --arrow``), which pyarrow reads batch by batch: no CSV or JSON in
-between, and the binary holds only a few batches at a time.
+Arrow IPC stream (``ldp query --arrow``), which pyarrow reads without a CSV or JSON hop; the
+binary holds only a few batches at a time (``read_stream`` says how the stream arrives).
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 import threading
 from typing import Any, Optional, Sequence, Union
@@ -78,7 +79,36 @@ def query_args(
 
 
 def read_stream(args: list[Any]) -> pa.Table:
-    """Runs ``ldp ARGS`` and reads the Arrow IPC stream it writes on stdout."""
+    """Runs ``ldp ARGS`` and reads the Arrow IPC stream it writes on stdout.
+
+    On Linux the binary writes into an anonymous in-memory file (``memfd_create``) that pyarrow
+    then maps: the table's buffers are that file's pages, so the rows are copied once (by the
+    binary's writes) and never again. Elsewhere the stream comes through a pipe, read batch by
+    batch.
+    """
+    if hasattr(os, "memfd_create"):
+        return _read_mapped(args)
+    return _read_piped(args)
+
+
+def _read_mapped(args: list[Any]) -> pa.Table:
+    fd = os.memfd_create("ldp-query", getattr(os, "MFD_CLOEXEC", 0))
+    try:
+        process = _cli.popen(args, stdout=fd)
+        assert process.stderr is not None
+        stderr = process.stderr.read().decode("utf-8", "replace")
+        code = process.wait()
+        size = os.fstat(fd).st_size
+        if code != 0 or size == 0:
+            raise _cli.failure(code, stderr)
+        mapping = mmap.mmap(fd, size, prot=mmap.PROT_READ)
+    finally:
+        os.close(fd)
+    # The table keeps the mapping alive as long as one of its buffers is referenced.
+    return pa.ipc.open_stream(pa.BufferReader(pa.py_buffer(mapping))).read_all()
+
+
+def _read_piped(args: list[Any]) -> pa.Table:
     process = _cli.popen(args)
     assert process.stdout is not None and process.stderr is not None
     # stderr is drained on a thread, so warnings cannot fill its pipe and stall the stream.
