@@ -4,7 +4,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// What `ldp --version` says: ldp's version, and the version of the Python tool whose configs,
-/// catalogs, keys and events it keeps (`ldp_events::payload::LDP_VERSION`, checked by a test).
+/// catalogs, keys and events it keeps (`ldp_events::payload::COMPATIBLE_VERSION`, checked by a test).
 pub const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (compatible with local-data-platform 0.1.3)"
@@ -1170,7 +1170,10 @@ pub struct McpArgs {
 mod tests {
     #[test]
     fn the_version_names_the_python_tool_version_the_events_report() {
-        let compat = format!("local-data-platform {}", ldp_events::payload::LDP_VERSION);
+        let compat = format!(
+            "local-data-platform {}",
+            ldp_events::payload::COMPATIBLE_VERSION
+        );
         assert!(super::VERSION.ends_with(&format!("(compatible with {compat})")));
         assert!(super::VERSION.starts_with(env!("CARGO_PKG_VERSION")));
     }

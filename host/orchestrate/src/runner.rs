@@ -132,6 +132,7 @@ pub fn run_workflow(
             })
             .collect(),
         replace: settings.replace,
+        ldp_version: ldp_events::payload::LDP_VERSION.to_owned(),
     });
     let started = Instant::now();
     let search_since_ms = settings.search_since_ms.unwrap_or_else(|| {

@@ -220,6 +220,19 @@ fn workflow_run_json_has_the_reference_fields() {
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(types.first(), Some(&"workflow.started"));
     assert_eq!(types.last(), Some(&"workflow.finished"));
+    // Pins a mismatch: `workflow.started` said the Python tool's version while `run.started`
+    // said ldp's. Every event that carries a version says ldp's own.
+    assert!(events[0]["payload"].get("ldp_version").is_some());
+    for event in events
+        .iter()
+        .filter(|e| e["payload"].get("ldp_version").is_some())
+    {
+        assert_eq!(
+            event["payload"]["ldp_version"],
+            env!("CARGO_PKG_VERSION"),
+            "{event}"
+        );
+    }
     let run_id = events[0]["run_id"].as_str().unwrap();
     for event in &events[1..events.len() - 1] {
         assert_eq!(event["payload"]["workflow_run_id"], run_id, "{event}");

@@ -32,7 +32,7 @@ pub use failed::{Failed, Stage};
 pub use finished::{Finished, Outcome, round_duration};
 pub use quality::{CheckOutcome, QualityEvaluated, check_column, redact_details, redact_metrics};
 pub use schema::SchemaField;
-pub use started::{LDP_VERSION, Publish, Started, TransformRef};
+pub use started::{COMPATIBLE_VERSION, LDP_VERSION, Publish, Started, TransformRef};
 pub use workflow::{TaskFinished, TaskStarted, WorkflowFinished, WorkflowStarted, WorkflowTask};
 pub use written::{SnapshotSummary, WriteFacts, Written};
 

@@ -7,8 +7,13 @@ use super::{EventPayload, opt_str};
 use crate::dataset::DatasetRef;
 use crate::time::isoformat;
 
-/// The version the events report (`ldp_version`), the Python tool's, whose events these are.
-pub const LDP_VERSION: &str = "0.1.3";
+/// ldp's own version: what `ldp --version` says first, and what a run's and a workflow's
+/// events report as `ldp_version`.
+pub const LDP_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The version of the Python tool (local-data-platform) whose configs, catalogs, keys and
+/// events ldp keeps; its own events report it as `ldp_version`.
+pub const COMPATIBLE_VERSION: &str = "0.1.3";
 
 /// How a run writes its target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +55,7 @@ pub struct Started {
     pub inputs: Vec<DatasetRef>,
     /// The target.
     pub target: DatasetRef,
-    /// Normally [`LDP_VERSION`].
+    /// ldp's version, [`LDP_VERSION`] ([`COMPATIBLE_VERSION`] in the Python tool's events).
     pub ldp_version: String,
     /// The run's transforms (an ldp extension, recorded only when there are some), each with
     /// the sha256 of the code it ran.

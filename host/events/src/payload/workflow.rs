@@ -10,8 +10,8 @@
 use jiff::Timestamp;
 use serde_json::{Map, Value};
 
+use super::EventPayload;
 use super::finished::duration_value;
-use super::{EventPayload, LDP_VERSION};
 
 /// A task as `workflow.started` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +37,9 @@ pub struct WorkflowStarted {
     pub tasks: Vec<WorkflowTask>,
     /// A `--replace` run.
     pub replace: bool,
+    /// ldp's version, [`super::LDP_VERSION`] ([`super::COMPATIBLE_VERSION`] in the Python
+    /// tool's events).
+    pub ldp_version: String,
 }
 
 impl EventPayload for WorkflowStarted {
@@ -72,7 +75,7 @@ impl EventPayload for WorkflowStarted {
             self.schedule.clone().map_or(Value::Null, Value::from),
         );
         payload.insert("tasks".into(), Value::Array(tasks));
-        payload.insert("ldp_version".into(), Value::from(LDP_VERSION));
+        payload.insert("ldp_version".into(), Value::from(self.ldp_version.clone()));
         if self.replace {
             payload.insert("replace".into(), Value::from(true));
         }

@@ -3,8 +3,8 @@
 //! with the emitter's context and tags.
 
 use ldp_events::payload::{
-    Finished, LDP_VERSION, Outcome, Publish, SnapshotSummary, Started, TaskFinished, TaskStarted,
-    WorkflowFinished, WorkflowStarted, WorkflowTask, WriteFacts, Written,
+    COMPATIBLE_VERSION, Finished, Outcome, Publish, SnapshotSummary, Started, TaskFinished,
+    TaskStarted, WorkflowFinished, WorkflowStarted, WorkflowTask, WriteFacts, Written,
 };
 use ldp_events::{CollectSink, DatasetRef, RunEvents};
 use serde_json::{Map, json};
@@ -65,7 +65,7 @@ fn orders_started(day: &str, window: (&str, &str), key: &str) -> Started {
             "shop",
             None,
         ),
-        ldp_version: LDP_VERSION.into(),
+        ldp_version: COMPATIBLE_VERSION.into(),
         transforms: Vec::new(),
         inputs: Vec::new(),
     }
@@ -117,6 +117,7 @@ fn a_workflow_ledger_gives_the_reference_events() {
         schedule: Some("5 2 * * *".into()),
         tasks: tasks(),
         replace: false,
+        ldp_version: COMPATIBLE_VERSION.into(),
     });
 
     let mut orders = RunEvents::for_pipeline(
@@ -212,6 +213,7 @@ fn a_workflow_ledger_gives_the_reference_events() {
         schedule: Some("5 2 * * *".into()),
         tasks: tasks(),
         replace: false,
+        ldp_version: COMPATIBLE_VERSION.into(),
     });
     let mut next = RunEvents::for_pipeline(
         "01a23726-2f98-7590-803c-2b5e288f830f",
@@ -251,6 +253,7 @@ fn a_replace_run_and_an_upstream_failure() {
             max_attempts: 1,
         }],
         replace: true,
+        ldp_version: COMPATIBLE_VERSION.into(),
     });
     let mut detail = Map::new();
     detail.insert("blocked_by".into(), json!(["orders"]));

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use ldp_events::payload::{
-    CheckOutcome, Extracted, Finished, LDP_VERSION, Outcome, Publish, QualityEvaluated,
+    COMPATIBLE_VERSION, CheckOutcome, Extracted, Finished, Outcome, Publish, QualityEvaluated,
     SchemaField, SnapshotSummary, Started, WriteFacts, Written,
 };
 use ldp_events::{CollectSink, DatasetRef, RunEvents};
@@ -55,7 +55,7 @@ fn started() -> Started {
             "nyc",
             None,
         ),
-        ldp_version: LDP_VERSION.into(),
+        ldp_version: COMPATIBLE_VERSION.into(),
         transforms: Vec::new(),
         inputs: Vec::new(),
     }

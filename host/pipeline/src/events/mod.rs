@@ -113,7 +113,7 @@ impl Recorder {
             source: source_ref(config),
             inputs: input_refs(config),
             target,
-            ldp_version: env!("CARGO_PKG_VERSION").to_string(),
+            ldp_version: ldp_events::payload::LDP_VERSION.to_string(),
             transforms,
         });
     }
