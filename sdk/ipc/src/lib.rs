@@ -250,9 +250,29 @@ impl Decoder {
         match &mut self.inner {
             Inner::Validated(inner) => {
                 check_buffers(&buffer)?;
-                let batch = inner.decode(&mut buffer)?.ok_or_else(|| {
-                    ArrowError::IpcError("the message holds no complete RecordBatch".into())
-                })?;
+                let batch = match inner.decode(&mut buffer)? {
+                    Some(batch) => batch,
+                    // arrow-ipc 58's stream decoder completes a message without a body (a
+                    // batch of no rows, or of columns without buffers) only when more bytes
+                    // arrive: it is given bytes it does not read.
+                    None if buffer.is_empty() => {
+                        let mut next = Buffer::from_vec(CONTINUATION.to_vec());
+                        let batch = inner.decode(&mut next)?;
+                        if next.len() != CONTINUATION.len() {
+                            return Err(ArrowError::IpcError(
+                                "the message holds no complete RecordBatch".into(),
+                            ));
+                        }
+                        batch.ok_or_else(|| {
+                            ArrowError::IpcError("the message holds no complete RecordBatch".into())
+                        })?
+                    }
+                    None => {
+                        return Err(ArrowError::IpcError(
+                            "the message holds no complete RecordBatch".into(),
+                        ));
+                    }
+                };
                 if !buffer.is_empty() {
                     return Err(ArrowError::IpcError(format!(
                         "{} bytes after the RecordBatch message",
@@ -327,6 +347,9 @@ fn check_buffers(mut bytes: &[u8]) -> Result<(), ArrowError> {
     }
     Ok(())
 }
+
+/// The continuation marker that starts an IPC message.
+const CONTINUATION: [u8; 4] = [0xff; 4];
 
 /// The block of the encapsulated message at the start of `buffer`, and the message.
 fn read_message(buffer: &[u8]) -> Result<(Block, arrow_ipc::Message<'_>), ArrowError> {
@@ -489,6 +512,35 @@ mod tests {
 
     /// Pins a fuzz finding (fuzz target `ipc`): a batch message with a buffer past the end of
     /// its body made arrow-ipc's decoder panic on an out-of-bounds slice; it is an error.
+    /// Pins a fuzz finding (the `json` target, on a line `{"": { }}`): a batch whose message
+    /// has no body, here one row of a struct without fields, was refused as holding no
+    /// complete RecordBatch, because arrow-ipc's stream decoder waits for more bytes.
+    #[test]
+    fn a_batch_without_a_body_decodes() {
+        use arrow_array::StructArray;
+        use arrow_schema::Fields;
+        let empty = StructArray::new_empty_fields(1, None);
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "",
+            DataType::Struct(Fields::empty()),
+            true,
+        )]));
+        let batch =
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(empty) as ArrayRef]).unwrap();
+        let (mut enc, schema_msg) = Encoder::new(&schema).unwrap();
+        let mut full = Decoder::new(schema_msg, Validation::Full).unwrap();
+        for _ in 0..2 {
+            let decoded = full.decode(enc.encode(&batch).unwrap()).unwrap();
+            assert_eq!(decoded.num_rows(), 1);
+            assert_eq!(decoded.schema(), schema);
+        }
+        let none = RecordBatch::new_empty(schema);
+        assert_eq!(
+            full.decode(enc.encode(&none).unwrap()).unwrap().num_rows(),
+            0
+        );
+    }
+
     #[test]
     fn a_buffer_outside_the_body_is_an_error() {
         use arrow_array::Int64Array;
