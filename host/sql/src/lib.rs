@@ -5,7 +5,9 @@
 //! live data files of that snapshot, with the schema that snapshot was written with. DataFusion
 //! then scans those Parquet files in parallel, one partition per core, pruning row groups with
 //! their statistics. Nothing is written and nothing is downloaded: DDL, DML and `SET`-style
-//! statements are refused before they plan.
+//! statements are refused before they plan. The SQL is DuckDB's, as the Python tool's users
+//! wrote it: the spellings DataFusion lacks are rewritten into its own before planning
+//! (`duckdb/`).
 //!
 //! Every query runs under three limits: its statement nests at most [`MAX_NESTING`] levels
 //! (refused before it plans, as deeper ones overflow the planner's stack; `nesting.rs`); its
@@ -39,6 +41,7 @@
 
 mod deadline;
 mod deep_drop;
+mod duckdb;
 mod engine;
 mod error;
 mod guard;

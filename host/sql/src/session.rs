@@ -370,8 +370,18 @@ pub(crate) async fn plan(
         .with_allow_ddl(false)
         .with_allow_dml(false)
         .with_allow_statements(false);
+    // As `SessionContext::sql_with_options`, with DuckDB's spellings rewritten in between.
+    let state = context.state();
+    let dialect = state.config().options().sql_parser.dialect;
+    let mut statement = state.sql_to_statement(sql, &dialect).map_err(Error::sql)?;
+    crate::duckdb::rewrite(&mut statement, &state)?;
+    let logical = state
+        .statement_to_plan(statement)
+        .await
+        .map_err(Error::sql)?;
+    options.verify_plan(&logical).map_err(Error::sql)?;
     let frame = context
-        .sql_with_options(sql, options)
+        .execute_logical_plan(logical)
         .await
         .map_err(Error::sql)?;
     let schema: SchemaRef = Arc::new(frame.schema().as_arrow().clone());

@@ -12,6 +12,7 @@ mod dbt;
 mod demo;
 mod docs;
 mod duckdb;
+mod duckdb_sql;
 mod events;
 mod evolution;
 mod formats;

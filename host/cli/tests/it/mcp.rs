@@ -88,7 +88,8 @@ fn an_agent_lists_describes_joins_and_reads_history_and_everything_is_audited() 
     let calls = json!([
         ["list_tables", {}],
         ["describe_table", {"table": "shop.orders"}],
-        ["query", {"sql": "SELECT d.category, count(*) AS n, sum(o.amount) AS revenue FROM shop.orders o JOIN dishes d ON o.dish = d.dish GROUP BY d.category ORDER BY d.category"}],
+        // DuckDB's GROUP BY ALL and ORDER BY ALL, as the Python tool's agents wrote them.
+        ["query", {"sql": "SELECT d.category, count(*) AS n, sum(o.amount) AS revenue FROM shop.orders o JOIN dishes d ON o.dish = d.dish GROUP BY ALL ORDER BY ALL"}],
         ["table_history", {"table": "orders"}],
         ["sample_rows", {"table": "dishes", "n": 2}],
         ["run_transform", {"table": "dishes", "n": 2,
