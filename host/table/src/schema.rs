@@ -72,6 +72,14 @@ pub(crate) fn normalise_type(table: &str, data_type: &DataType, path: &str) -> R
                 ),
             ));
         }
+        DataType::Struct(fields) if fields.is_empty() => {
+            return Err(Error::schema(
+                table,
+                format!(
+                    "column '{path}' is a struct without fields (every value read was {{}}), which Parquet cannot store; give its objects fields, or drop it with a transform"
+                ),
+            ));
+        }
         DataType::Struct(fields) => DataType::Struct(
             fields
                 .iter()
@@ -359,6 +367,22 @@ mod tests {
         let schema = ArrowSchema::new(vec![Field::new("empty", DataType::Null, true)]);
         let error = iceberg_schema("ns.t", &schema).unwrap_err();
         assert!(error.to_string().contains("column 'empty'"), "{error}");
+    }
+
+    /// Pins a fuzz finding (the `json` target): a JSON field whose objects are all `{}` is a
+    /// struct without fields, which failed only when Parquet refused to write it.
+    #[test]
+    fn structs_without_fields_are_refused_by_name() {
+        let schema = ArrowSchema::new(vec![Field::new(
+            "meta",
+            DataType::Struct(Fields::empty()),
+            true,
+        )]);
+        let error = iceberg_schema("ns.t", &schema).unwrap_err().to_string();
+        assert!(
+            error.contains("column 'meta' is a struct without fields"),
+            "{error}"
+        );
     }
 
     #[test]
