@@ -935,7 +935,9 @@ pub enum ModeArg {
 
 /// `ldp query`.
 #[derive(Debug, Args)]
-#[command(after_help = "Put the options before the first CONFIG or after SQL.")]
+#[command(
+    after_help = "Put the options before the first CONFIG or after SQL.\n\nThe SQL is DataFusion's, and DuckDB's spellings read too (GROUP BY ALL, ORDER BY ALL, strftime, epoch, year, count_if, arg_max, date_diff, struct_pack, ...): docs/tables.md lists them."
+)]
 pub struct QueryArgs {
     /// CONFIG… SQL: dataset configs or folders of them, then the SQL to run. SQL that starts
     /// with '-' (a '-- comment') goes after a lone '--': ldp query CONFIG -- "$(cat q.sql)".
