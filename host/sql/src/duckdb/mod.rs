@@ -46,7 +46,6 @@ pub(crate) fn rewrite(statement: &mut DfStatement, state: &SessionState) -> Resu
             std::iter::once(name.to_ascii_lowercase())
                 .chain(udaf.aliases().iter().map(|a| a.to_ascii_lowercase()))
         })
-        .chain(rules::AGGREGATES.iter().map(|name| (*name).to_owned()))
         .collect();
     let mut rewriter = Rewriter {
         aggregates,
@@ -59,9 +58,10 @@ pub(crate) fn rewrite(statement: &mut DfStatement, state: &SessionState) -> Resu
 }
 
 /// Rewrites calls after their arguments (post-order) and clauses after their query's
-/// expressions.
+/// expressions, so a DuckDB aggregate is already DataFusion's when `GROUP BY ALL` looks for
+/// aggregates.
 struct Rewriter {
-    /// Lower-case names of aggregate functions, DuckDB's and DataFusion's.
+    /// Lower-case names of the session's aggregate functions.
     aggregates: HashSet<String>,
     recursion_limit: usize,
 }

@@ -110,25 +110,6 @@ const RULES: &[(&str, Rule)] = &[
     ),
 ];
 
-/// DuckDB's aggregate functions among the names above (their calls are aggregates for
-/// `GROUP BY ALL` before they are rewritten).
-pub(super) const AGGREGATES: &[&str] = &[
-    "list",
-    "first",
-    "last",
-    "approx_count_distinct",
-    "count_if",
-    "countif",
-    "arg_max",
-    "argmax",
-    "max_by",
-    "arg_min",
-    "argmin",
-    "min_by",
-    "mode",
-    "histogram",
-];
-
 /// The DataFusion expression for a call of a DuckDB function, `None` for a call no rule names
 /// (a DataFusion function, or a qualified name).
 pub(super) fn rewrite_call(
@@ -164,7 +145,7 @@ pub(super) fn rewrite_call(
                 .unwrap_or_else(|| "x".to_owned());
             Err(format!(
                 "{name}() is DuckDB's and ldp's SQL (DataFusion) has no equivalent; write {}",
-                instead.replace("{0}", &first)
+                fill(instead, &[first])
             ))
         }
     }
