@@ -27,6 +27,7 @@ const BUILTIN: &[&str] = &[
     "parquet",
     "parquet-sink",
     "xlsx",
+    "xlsx-sink",
 ];
 
 /// Plugins built for tests and benchmarks, never embedded (crate names in `plugins/testing/`).
@@ -43,6 +44,7 @@ const TESTING: &[&str] = &[
     "hostile-exit",
     "hostile-schema",
     "http-pages",
+    "markdown-sink",
 ];
 
 const WASM_TARGET: &str = "wasm32-wasip2";
@@ -60,6 +62,7 @@ fn main() {
         "plugins/checks",
         "plugins/csv",
         "plugins/xlsx",
+        "plugins/xlsx-sink",
         "plugins/parquet-sink",
         "plugins/parquet",
         "plugins/json",
@@ -74,6 +77,9 @@ fn main() {
         "sdk/rust",
         "sdk/ipc",
         "sdk/pyrepr",
+        "sdk/source-options",
+        "sdk/check-params",
+        "sdk/target-options",
         "wit",
     ] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
