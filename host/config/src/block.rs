@@ -130,6 +130,10 @@ pub(crate) fn check_block_at(
                 _ => {}
             }
         }
+        // A target written by a sink plugin file takes its options in the plugin's `config`.
+        if section == Section::Target && get(block, "plugin").is_none() {
+            check_file_target(problems, block, format, &at, &mut built);
+        }
         if format == Format::Json && built.engine.as_deref() == Some("BIGQUERY") {
             check_credentials(problems, block, &at, &mut built);
         }
@@ -328,6 +332,27 @@ fn check_xlsx(problems: &mut Problems, block: &Map<String, Value>, at: &str, bui
             ),
         }
     }
+}
+
+/// A file target's own options (an XLSX target's `sheet` and `header`); an `.xls` path is
+/// refused as it is for a source.
+fn check_file_target(
+    problems: &mut Problems,
+    block: &Map<String, Value>,
+    format: Format,
+    at: &str,
+    built: &mut Block,
+) {
+    if format == Format::Xlsx
+        && let Some(path) = get(block, "path").and_then(Value::as_str)
+        && path.trim().to_lowercase().ends_with(".xls")
+    {
+        problems.add(
+            &join(at, "path"),
+            "ldp writes .xlsx workbooks, not the older .xls; name the file .xlsx",
+        );
+    }
+    built.sheet = crate::target_options::check(problems, block, format, at);
 }
 
 fn check_credentials(

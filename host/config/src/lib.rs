@@ -117,6 +117,7 @@ mod spec_hash;
 mod spec_path;
 mod stray_keys;
 mod strftime;
+pub mod target_options;
 mod transforms;
 mod validate;
 mod window;
@@ -170,8 +171,9 @@ pub use spec_path::normalise_spec_path;
 pub use stray_keys::{StrayKey, did_you_mean, stray_keys};
 pub use strftime::py_strftime;
 pub use transforms::{
-    GRANT_KEYS, LIMIT_KEYS, PluginGrants, PluginLimits, SourcePluginSpec, TRANSFORM_KEYS,
-    TransformCode, TransformSpec, parse_grants, parse_limits, parse_transform, source_plugin,
+    GRANT_KEYS, LIMIT_KEYS, PLUGIN_FILE_KEYS, PluginFileSpec, PluginGrants, PluginLimits,
+    TRANSFORM_KEYS, TransformCode, TransformSpec, parse_grants, parse_limits, parse_transform,
+    source_plugin, target_plugin,
 };
 pub use validate::{Validation, plan_config, validate};
 pub use window::{WINDOW_KEYS, WindowSize, WindowSpec, lookup_time_zone};

@@ -108,7 +108,7 @@ pub enum Format {
     Iceberg,
     /// `DUCKDB` (source only).
     DuckDb,
-    /// `XLSX` (source only).
+    /// `XLSX`.
     Xlsx,
 }
 

@@ -1,6 +1,7 @@
-//! The plugins a config names, as `ldp plan` lists them: each transform and check plugin file
-//! with the sha256 it has on disk, the one the config pins, and what it is granted; a file that
-//! is missing or does not have the pinned hash is a problem of the plan, as it refuses the run.
+//! The plugins a config names, as `ldp plan` lists them: each source, sink, transform and check
+//! plugin file with the sha256 it has on disk, the one the config pins, and what it is granted;
+//! a file that is missing or does not have the pinned hash is a problem of the plan, as it
+//! refuses the run.
 
 use std::path::PathBuf;
 
@@ -17,7 +18,7 @@ use crate::transforms::{PluginGrants, TransformCode};
 pub struct PlanPlugin {
     /// Where in the config: `metadata.transforms[0]`, `metadata.quality.checks[2]`.
     pub at: String,
-    /// `source`, `transform` or `check`.
+    /// `source`, `sink`, `transform` or `check`.
     pub role: String,
     /// `plugin` (a component file), `js` (inline JavaScript) or `js_file`.
     pub kind: String,
@@ -114,30 +115,48 @@ pub(crate) fn plan_plugins(config: &Config) -> (Vec<PlanPlugin>, Vec<String>) {
         plugins.push(plugin);
         problems.extend(found);
     };
-    match crate::transforms::source_plugin(&config.source().extra) {
-        Ok(Some(spec)) => add(file(
-            "metadata.source".into(),
+    let blocks = [
+        (
+            "metadata.source",
             "source",
-            "plugin",
-            absolute(&spec.path),
-            spec.sha256.clone(),
-            &spec.grants,
-        )),
-        Ok(None) => {}
-        Err(message) => add((
-            PlanPlugin {
-                at: "metadata.source".into(),
-                role: "source".into(),
-                kind: "plugin".into(),
-                path: None,
-                sha256: None,
-                pinned: None,
-                read: Vec::new(),
-                env: Vec::new(),
-                net: Vec::new(),
+            crate::transforms::source_plugin(&config.source().extra),
+        ),
+        (
+            "metadata.target",
+            "sink",
+            // An Iceberg table is written by the host; `plugin` there is a stray key.
+            match config.target().is_iceberg() {
+                true => Ok(None),
+                false => crate::transforms::target_plugin(&config.target().extra),
             },
-            vec![message],
-        )),
+        ),
+    ];
+    for (at, role, spec) in blocks {
+        match spec {
+            Ok(Some(spec)) => add(file(
+                at.into(),
+                role,
+                "plugin",
+                absolute(&spec.path),
+                spec.sha256.clone(),
+                &spec.grants,
+            )),
+            Ok(None) => {}
+            Err(message) => add((
+                PlanPlugin {
+                    at: at.into(),
+                    role: role.into(),
+                    kind: "plugin".into(),
+                    path: None,
+                    sha256: None,
+                    pinned: None,
+                    read: Vec::new(),
+                    env: Vec::new(),
+                    net: Vec::new(),
+                },
+                vec![message],
+            )),
+        }
     }
     for spec in &config.metadata.transforms {
         match &spec.code {

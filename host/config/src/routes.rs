@@ -38,10 +38,10 @@ pub const PIPELINE_ROUTES: [PipelineRoute; 8] = [
 
 /// The routes ldp runs beyond the Python tool's: every file format into a table, tables into
 /// tables, files and DuckDB queries into files, and tables and files into newline-delimited
-/// JSON. `ldp plan`
+/// JSON and into XLSX workbooks. `ldp plan`
 /// accepts them; its error for an unknown route lists the Python tool's routes only, as the
 /// Python tool words it.
-pub const LDP_ROUTES: [PipelineRoute; 17] = [
+pub const LDP_ROUTES: [PipelineRoute; 23] = [
     route(Format::Json, Format::Iceberg, None, "JSONToIceberg"),
     route(Format::Iceberg, Format::Iceberg, None, "IcebergToIceberg"),
     route(Format::Csv, Format::Parquet, None, "CSVToParquet"),
@@ -59,6 +59,12 @@ pub const LDP_ROUTES: [PipelineRoute; 17] = [
     route(Format::DuckDb, Format::Csv, None, "DuckDBToCSV"),
     route(Format::DuckDb, Format::Parquet, None, "DuckDBToParquet"),
     route(Format::DuckDb, Format::Json, None, "DuckDBToJSON"),
+    route(Format::Csv, Format::Xlsx, None, "CSVToExcel"),
+    route(Format::Json, Format::Xlsx, None, "JSONToExcel"),
+    route(Format::Parquet, Format::Xlsx, None, "ParquetToExcel"),
+    route(Format::Iceberg, Format::Xlsx, None, "IcebergToExcel"),
+    route(Format::Xlsx, Format::Xlsx, None, "ExcelToExcel"),
+    route(Format::DuckDb, Format::Xlsx, None, "DuckDBToExcel"),
 ];
 
 const fn route(

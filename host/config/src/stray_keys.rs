@@ -106,8 +106,12 @@ fn block_keys(section: Section, block: &Map<String, Value>) -> Vec<&'static str>
                 ]),
             }
         }
+        (Section::Target, Some(format)) => {
+            keys.extend(crate::transforms::PLUGIN_FILE_KEYS);
+            keys.extend(crate::target_options::keys(format));
+        }
         (Section::Source, Some(format)) => {
-            keys.extend(["plugin", "sha256", "config", "grants", "limits"]);
+            keys.extend(crate::transforms::PLUGIN_FILE_KEYS);
             keys.extend(crate::source_options::keys(format));
             match format {
                 Format::DuckDb => {
@@ -248,6 +252,21 @@ mod tests {
             let document = json!({"metadata": {"source": source}});
             assert!(lines(document.clone()).is_empty(), "{document}");
         }
+        for target in [
+            json!({"format": "XLSX", "path": "a.xlsx", "sheet": "Rides", "header": false}),
+            json!({"format": "CSV", "path": "a.md", "plugin": "p.wasm", "sha256": "0", "config": {}, "grants": {}, "limits": {}}),
+        ] {
+            let document = json!({"metadata": {"target": target}});
+            assert!(lines(document.clone()).is_empty(), "{document}");
+        }
+        assert_eq!(
+            lines(
+                json!({"metadata": {"target": {"format": "XLSX", "path": "a.xlsx", "sheets": "x"}}})
+            ),
+            [
+                "metadata.target.sheets: ldp does not know this key and ignores it; did you mean 'sheet'?"
+            ]
+        );
         // A key of another format's plugin is not this block's.
         assert_eq!(
             stray_keys(&json!({"metadata": {"source": {"format": "PARQUET", "delimiter": ";"}}}))

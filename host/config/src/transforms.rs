@@ -20,6 +20,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::Section;
 use crate::problems::{Problems, get, unknown_keys};
 use crate::repr::{repr, repr_list};
 
@@ -373,10 +374,11 @@ pub fn parse_grants(value: &Value) -> Result<PluginGrants, String> {
     Ok(grants)
 }
 
-/// A source read by a plugin file (an ldp extension): `metadata.source.plugin` names the
-/// component, with `sha256`, `config`, `grants` and `limits` beside it in the source block.
+/// A plugin file a source or target block names (an ldp extension): `plugin` names the
+/// component, with `sha256`, `config`, `grants` and `limits` beside it in the block. A source
+/// plugin reads what its `config` says; a sink plugin writes the target's `path`, staged.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SourcePluginSpec {
+pub struct PluginFileSpec {
     /// The component file, relative to the config.
     pub path: String,
     /// The pinned sha256, lower-case.
@@ -389,14 +391,54 @@ pub struct SourcePluginSpec {
     pub limits: PluginLimits,
 }
 
-/// Reads `plugin`, `sha256`, `config`, `grants` and `limits` of a source block's extra keys; `None` when
-/// the block names no plugin. The error is the message for `metadata.source`.
-pub fn source_plugin(extra: &Map<String, Value>) -> Result<Option<SourcePluginSpec>, String> {
+/// The keys that go with a block's `plugin`.
+pub const PLUGIN_FILE_KEYS: [&str; 5] = ["plugin", "sha256", "config", "grants", "limits"];
+
+/// Reads `plugin`, `sha256`, `config`, `grants` and `limits` of a source block's extra keys;
+/// `None` when the block names no plugin. The error is the message for `metadata.source`.
+pub fn source_plugin(extra: &Map<String, Value>) -> Result<Option<PluginFileSpec>, String> {
+    block_plugin(Section::Source, extra)
+}
+
+/// [`source_plugin`] for a file target's sink plugin (`metadata.target.plugin`). The host
+/// gives the plugin the staged file's `path` in its config, so the config must not set one.
+pub fn target_plugin(extra: &Map<String, Value>) -> Result<Option<PluginFileSpec>, String> {
+    let spec = block_plugin(Section::Target, extra)?;
+    if let Some(spec) = &spec {
+        if spec.config.contains_key("path") {
+            return Err(
+                "metadata.target.config.path is set by ldp (the staged file the sink \
+                        plugin writes, moved to the target's path once the checks passed); \
+                        give the file as metadata.target.path"
+                    .into(),
+            );
+        }
+        if !spec.grants.net.is_empty() {
+            return Err(
+                "metadata.target.grants.net: a sink plugin writes its staged file \
+                        only, which the host moves into place once the checks passed; a \
+                        network grant would let rows out before the checks decide. Write the \
+                        file, and send it on in a later step"
+                    .into(),
+            );
+        }
+    }
+    Ok(spec)
+}
+
+fn block_plugin(
+    section: Section,
+    extra: &Map<String, Value>,
+) -> Result<Option<PluginFileSpec>, String> {
+    let (at, kind) = match section {
+        Section::Source => ("metadata.source", "source"),
+        Section::Target => ("metadata.target", "sink"),
+    };
     let Some(plugin) = extra.get("plugin") else {
-        for key in ["sha256", "config", "grants", "limits"] {
-            if extra.contains_key(key) {
+        for key in &PLUGIN_FILE_KEYS[1..] {
+            if extra.contains_key(*key) {
                 return Err(format!(
-                    "metadata.source.{key} goes with metadata.source.plugin (a source plugin file), and there is none"
+                    "{at}.{key} goes with {at}.plugin (a {kind} plugin file), and there is none"
                 ));
             }
         }
@@ -406,7 +448,7 @@ pub fn source_plugin(extra: &Map<String, Value>) -> Result<Option<SourcePluginSp
         Value::String(path) if !path.trim().is_empty() => path.trim().to_string(),
         other => {
             return Err(format!(
-                "metadata.source.plugin must be the path of a .wasm source plugin, got {}",
+                "{at}.plugin must be the path of a .wasm {kind} plugin, got {}",
                 repr(other)
             ));
         }
@@ -420,7 +462,7 @@ pub fn source_plugin(extra: &Map<String, Value>) -> Result<Option<SourcePluginSp
         }
         Some(other) => {
             return Err(format!(
-                "metadata.source.sha256 must be 64 hexadecimal digits, got {}",
+                "{at}.sha256 must be 64 hexadecimal digits, got {}",
                 repr(other)
             ));
         }
@@ -430,20 +472,20 @@ pub fn source_plugin(extra: &Map<String, Value>) -> Result<Option<SourcePluginSp
         Some(Value::Object(config)) => config.clone(),
         Some(other) => {
             return Err(format!(
-                "metadata.source.config must be an object (the plugin's own configuration), got {}",
+                "{at}.config must be an object (the plugin's own configuration), got {}",
                 repr(other)
             ));
         }
     };
     let grants = match extra.get("grants") {
         None => PluginGrants::default(),
-        Some(value) => parse_grants(value).map_err(|e| format!("metadata.source.{e}"))?,
+        Some(value) => parse_grants(value).map_err(|e| format!("{at}.{e}"))?,
     };
     let limits = match extra.get("limits") {
         None => PluginLimits::default(),
-        Some(value) => parse_limits(value).map_err(|e| format!("metadata.source.{e}"))?,
+        Some(value) => parse_limits(value).map_err(|e| format!("{at}.{e}"))?,
     };
-    Ok(Some(SourcePluginSpec {
+    Ok(Some(PluginFileSpec {
         path,
         sha256,
         config,
@@ -465,6 +507,41 @@ mod tests {
 
     fn error(item: Value) -> String {
         parse_transform(0, &item).unwrap_err()
+    }
+
+    /// A sink plugin file gets the staged file as its `path` and writes nothing but it: a
+    /// `path` of its own, or a network grant that would let rows out before the checks
+    /// decide, is refused.
+    #[test]
+    fn a_target_plugin_writes_its_staged_file_only() {
+        let block = |value: Value| value.as_object().cloned().expect("object");
+        let spec = target_plugin(&block(
+            json!({"plugin": "md.wasm", "config": {"title": "T"},
+            "grants": {"env": ["TZ"]}, "limits": {"timeout_s": 5}}),
+        ))
+        .expect("valid")
+        .expect("named");
+        assert_eq!((spec.path.as_str(), spec.grants.env.len()), ("md.wasm", 1));
+        assert_eq!(target_plugin(&block(json!({"path": "x"}))), Ok(None));
+        let error = |value| target_plugin(&block(value)).expect_err("refused");
+        assert!(
+            error(json!({"plugin": "md.wasm", "config": {"path": "/tmp/x"}}))
+                .starts_with("metadata.target.config.path is set by ldp")
+        );
+        assert!(
+            error(json!({"plugin": "md.wasm", "grants": {"net": ["example.com:443"]}}))
+                .starts_with(
+                    "metadata.target.grants.net: a sink plugin writes its staged file only"
+                )
+        );
+        assert_eq!(
+            error(json!({"sha256": "00"})),
+            "metadata.target.sha256 goes with metadata.target.plugin (a sink plugin file), and there is none"
+        );
+        assert_eq!(
+            error(json!({"plugin": 3})),
+            "metadata.target.plugin must be the path of a .wasm sink plugin, got 3"
+        );
     }
 
     #[test]

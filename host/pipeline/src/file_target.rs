@@ -1,8 +1,9 @@
-//! A run whose target is a file (`CSV`, `JSON`, `PARQUET`): the rows stream through the quality
-//! gate into a sink plugin that writes into a private staging folder next to the target; only
-//! when the checks passed and the sink closed cleanly does the host move the file into place,
-//! with one `rename` on the same file system, so a reader sees the old file or the new one,
-//! never half of one.
+//! A run whose target is a file (`CSV`, `JSON`, `PARQUET`, `XLSX`, or any format a sink plugin
+//! file named by `metadata.target.plugin` writes): the rows stream through the quality gate into
+//! a sink plugin that writes into a private staging folder next to the target; only when the
+//! checks passed and the sink closed cleanly does the host move the file into place, with one
+//! `rename` on the same file system, so a reader sees the old file or the new one, never half
+//! of one. A sink plugin file gets the same staging folder, and no more, to write in.
 //!
 //! An `s3://` target is staged the same way, in a private local folder, and the host uploads
 //! the file as the object at the point where it would rename it: nothing is uploaded when a
@@ -19,6 +20,7 @@ use ldp_table::WindowFilter;
 
 use crate::error::{Error, Result};
 use crate::events::Recorder;
+use crate::plugin_file::ConfigFiles;
 use crate::quality::{Gate, QualityReport};
 use crate::report::RunReport;
 use crate::run::{Incoming, RunOptions};
@@ -37,7 +39,7 @@ pub struct FileExport {
     /// The target file, absolute.
     path: PathBuf,
     /// The sink plugin that writes it.
-    plugin: &'static str,
+    sink: SinkCode,
     /// The object an `s3://` target names (`path` is then the URI as written).
     object: Option<ldp_storage::ObjectUri>,
 }
@@ -50,14 +52,19 @@ impl FileExport {
     /// The target has no path, or a format no sink of this build writes.
     pub fn open(config: Config) -> Result<FileExport> {
         let block = config.target();
-        let plugin = match block.format {
-            Format::Csv => "csv-sink",
-            Format::Json => "json-sink",
-            Format::Parquet => "parquet-sink",
-            other => {
+        let spec = ldp_config::target_plugin(&block.extra)
+            .map_err(|message| Error::PluginFile { message })?;
+        let plugin = match (spec, block.format) {
+            (Some(spec), _) => SinkCode::File(Box::new(spec)),
+            (None, Format::Csv) => SinkCode::Builtin("csv-sink"),
+            (None, Format::Json) => SinkCode::Builtin("json-sink"),
+            (None, Format::Parquet) => SinkCode::Builtin("parquet-sink"),
+            (None, Format::Xlsx) => SinkCode::Builtin("xlsx-sink"),
+            (None, other) => {
                 return Err(Error::Unsupported {
                     message: format!(
-                        "no sink of this ldp writes {} files; file targets are CSV, JSON and PARQUET",
+                        "no sink of this ldp writes {} files; file targets are CSV, JSON, PARQUET \
+                         and XLSX, or any format a sink plugin file writes (metadata.target.plugin)",
                         other.as_str()
                     ),
                 });
@@ -78,7 +85,7 @@ impl FileExport {
             return Ok(FileExport {
                 path: PathBuf::from(path),
                 config,
-                plugin,
+                sink: plugin,
                 object: Some(object),
             });
         }
@@ -89,7 +96,7 @@ impl FileExport {
         Ok(FileExport {
             config,
             path,
-            plugin,
+            sink: plugin,
             object: None,
         })
     }
@@ -178,7 +185,7 @@ impl FileExport {
         let chain = Chain::new(transforms.load(runtime)?, CHANNEL_BATCHES, None)
             .with_external(options.external_transform.clone());
         let gate = Gate::load(&self.config, runtime)?;
-        let sink = load_sink(runtime, self.plugin)?;
+        let sink = self.sink.load(&self.config, runtime)?;
         // An object is staged in a private local folder, and uploaded from there.
         let private = match &self.object {
             Some(_) => Some(
@@ -228,7 +235,7 @@ impl FileExport {
     /// it goes on to the target. Returns the rows read, the rows written and the checks' report.
     fn write(
         &self,
-        sink: &Plugin,
+        sink: &LoadedSink,
         staging: &Staging,
         incoming: Incoming<'_, '_>,
         options: &RunOptions,
@@ -248,15 +255,7 @@ impl FileExport {
                 .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned()),
         };
         let staged = staging.folder.join(&name);
-        let sink_config = serde_json::json!({ "path": staged.display().to_string() }).to_string();
-        let sandbox = Sandbox {
-            grants: Grants {
-                read_dirs: Vec::new(),
-                write_dir: Some(staging.folder.clone()),
-                ..Grants::default()
-            },
-            ..Sandbox::default()
-        };
+        let (sink_config, sandbox) = sink.configure(&self.config, &staged, &staging.folder);
         let window_column = self
             .config
             .metadata
@@ -368,6 +367,7 @@ impl FileExport {
         let Some(stream) = stream else {
             return Err(ldp_table::Error::EmptyInput.into());
         };
+        let sink = &self.sink;
         let summary = stream.close().map_err(|e| self.sink_error(e))?;
         tracing::debug!(
             records = summary.records,
@@ -377,8 +377,8 @@ impl FileExport {
         if !staged.is_file() {
             return Err(Error::Unsupported {
                 message: format!(
-                    "the sink plugin '{}' closed without writing {}",
-                    self.plugin,
+                    "the sink plugin {} closed without writing {}",
+                    sink.name(),
                     staged.display()
                 ),
             });
@@ -431,9 +431,13 @@ impl FileExport {
     }
 
     fn sink_error(&self, source: ldp_plugin_runtime::RuntimeError) -> Error {
+        let written_by = match &self.sink {
+            SinkCode::Builtin(_) => String::new(),
+            SinkCode::File(spec) => format!(", written by the sink plugin {}", spec.path),
+        };
         Error::Sink {
             what: format!(
-                "target {} ({} {})",
+                "target {} ({} {}{written_by})",
                 self.config.target().name,
                 self.config.target().format.as_str(),
                 self.path.display()
@@ -449,21 +453,126 @@ impl FileExport {
     }
 }
 
-/// Loads a built-in sink plugin.
-fn load_sink(runtime: &Runtime, name: &str) -> Result<Plugin> {
-    let builtin = ldp_builtin_plugins::get(name).ok_or_else(|| Error::Unsupported {
-        message: format!("the built-in plugin '{name}' is missing from this build"),
-    })?;
-    runtime
-        .load_embedded(
-            &format!("built-in plugin '{name}'"),
-            builtin.bytes,
-            builtin.sha256,
-        )
-        .map_err(|source| Error::Sink {
-            what: format!("built-in plugin '{name}'"),
-            source,
-        })
+/// The plugin that writes a file target.
+#[derive(Debug, Clone)]
+enum SinkCode {
+    /// A built-in sink, by name.
+    Builtin(&'static str),
+    /// A sink plugin file the config names (`metadata.target.plugin`).
+    File(Box<ldp_config::PluginFileSpec>),
+}
+
+/// A sink loaded for a run, with what its sandbox may hold.
+struct LoadedSink {
+    plugin: Plugin,
+    /// The plugin file's own config and grants (none for a built-in sink).
+    file: Option<(
+        ldp_config::PluginFileSpec,
+        Grants,
+        ldp_plugin_runtime::Limits,
+    )>,
+}
+
+impl SinkCode {
+    /// `'csv-sink'`, or the plugin file as the config names it.
+    fn name(&self) -> String {
+        match self {
+            SinkCode::Builtin(name) => format!("'{name}'"),
+            SinkCode::File(spec) => spec.path.clone(),
+        }
+    }
+
+    /// Loads the built-in sink, or reads the plugin file, checks it against its pin and
+    /// resolves its grants.
+    fn load(&self, config: &Config, runtime: &Runtime) -> Result<LoadedSink> {
+        match self {
+            SinkCode::Builtin(name) => {
+                let builtin = ldp_builtin_plugins::get(name).ok_or_else(|| Error::Unsupported {
+                    message: format!("the built-in plugin '{name}' is missing from this build"),
+                })?;
+                let plugin = runtime
+                    .load_embedded(
+                        &format!("built-in plugin '{name}'"),
+                        builtin.bytes,
+                        builtin.sha256,
+                    )
+                    .map_err(|source| Error::Sink {
+                        what: format!("built-in plugin '{name}'"),
+                        source,
+                    })?;
+                Ok(LoadedSink { plugin, file: None })
+            }
+            SinkCode::File(spec) => {
+                let what = format!("metadata.target.plugin ({})", spec.path);
+                let files = ConfigFiles::new(config.base_dir.as_deref(), &what);
+                let file = files.read_pinned(&spec.path, "plugin file", spec.sha256.as_deref())?;
+                let grants = files.grants(&spec.grants)?;
+                let limits =
+                    ConfigFiles::limits(&spec.limits, ldp_plugin_runtime::Limits::default());
+                let shown = file.path.display().to_string();
+                let refused = |source| Error::Sink {
+                    what: format!("{what}: {shown}"),
+                    source,
+                };
+                let plugin = runtime
+                    .load_embedded(&shown, &file.bytes, &file.sha256)
+                    .map_err(refused)?;
+                plugin
+                    .expect(ldp_plugin_runtime::PluginKind::Sink)
+                    .map_err(refused)?;
+                Ok(LoadedSink {
+                    plugin,
+                    file: Some((spec.as_ref().clone(), grants, limits)),
+                })
+            }
+        }
+    }
+}
+
+impl LoadedSink {
+    /// The sink's config and sandbox for writing `staged` in `folder`: a built-in sink gets the
+    /// file's path and the target's own options (an XLSX target's `sheet` and `header`); a
+    /// plugin file gets its `config` with the path added, its grants, and the staging folder
+    /// as the one folder it may write.
+    fn configure(&self, config: &Config, staged: &Path, folder: &Path) -> (String, Sandbox) {
+        let path = serde_json::Value::String(staged.display().to_string());
+        let write_dir = Some(folder.to_path_buf());
+        match &self.file {
+            None => {
+                let mut options = ldp_config::target_options::of_block(config.target());
+                options.insert("path".into(), path);
+                let sandbox = Sandbox {
+                    grants: Grants {
+                        read_dirs: Vec::new(),
+                        write_dir,
+                        ..Grants::default()
+                    },
+                    ..Sandbox::default()
+                };
+                (serde_json::Value::Object(options).to_string(), sandbox)
+            }
+            Some((spec, grants, limits)) => {
+                let mut options = spec.config.clone();
+                options.insert("path".into(), path);
+                let sandbox = Sandbox {
+                    grants: Grants {
+                        write_dir,
+                        ..grants.clone()
+                    },
+                    limits: limits.clone(),
+                };
+                (serde_json::Value::Object(options).to_string(), sandbox)
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for LoadedSink {
+    type Target = Plugin;
+
+    fn deref(&self) -> &Plugin {
+        &self.plugin
+    }
 }
 
 /// The private folder a sink writes into, removed with what is left in it however the run

@@ -1,4 +1,4 @@
-//! Files a config names for plugins (a source plugin, a transform plugin, a JavaScript file):
+//! Files a config names for plugins (a source, sink or transform plugin, a JavaScript file):
 //! read relative to the config, checked against their pinned sha256 before anything else is
 //! read, and their grants turned into the sandbox's [`Grants`].
 

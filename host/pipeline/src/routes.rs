@@ -27,7 +27,7 @@ pub struct Route {
 /// What runs each route, by pipeline class. Which routes exist is the config crate's table
 /// (`ldp_config::PIPELINE_ROUTES` and `LDP_ROUTES`, what `ldp plan` reports); a route missing
 /// here is listed as not available yet.
-const PLUGINS: [(&str, &str); 24] = [
+const PLUGINS: [(&str, &str); 30] = [
     ("CSVToIceberg", "csv"),
     ("DuckDBToIceberg", "duckdb (host: libduckdb)"),
     ("IcebergToCSV", "host → csv-sink"),
@@ -52,6 +52,12 @@ const PLUGINS: [(&str, &str); 24] = [
     ("DuckDBToCSV", "duckdb (host: libduckdb) → csv-sink"),
     ("DuckDBToParquet", "duckdb (host: libduckdb) → parquet-sink"),
     ("DuckDBToJSON", "duckdb (host: libduckdb) → json-sink"),
+    ("CSVToExcel", "csv → xlsx-sink"),
+    ("JSONToExcel", "json → xlsx-sink"),
+    ("ParquetToExcel", "parquet → xlsx-sink"),
+    ("IcebergToExcel", "host → xlsx-sink"),
+    ("ExcelToExcel", "xlsx → xlsx-sink"),
+    ("DuckDBToExcel", "duckdb (host: libduckdb) → xlsx-sink"),
 ];
 
 /// Every route, in the config crate's order: the Python tool's as it lists them, then the

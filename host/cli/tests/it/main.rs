@@ -35,6 +35,7 @@ mod s3;
 mod scaffold;
 mod schedule;
 mod script_interface;
+mod sinks;
 mod source_options;
 mod staged;
 mod tables;

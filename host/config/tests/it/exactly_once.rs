@@ -352,10 +352,16 @@ fn plans_equal_the_reference_plans() {
             assert!(plan.valid, "{:?}", plan.errors);
             assert_eq!(plan.pipeline.as_deref(), Some("CSVToParquet"));
             let message = case["plan"]["errors"][0].as_str().expect("message");
-            let error =
-                ldp_config::find_route(ldp_config::Format::Iceberg, ldp_config::Format::Xlsx, None)
-                    .expect_err("no route");
-            assert_eq!(error, message.replace("CSV -> PARQUET", "ICEBERG -> XLSX"));
+            let error = ldp_config::find_route(
+                ldp_config::Format::Iceberg,
+                ldp_config::Format::DuckDb,
+                None,
+            )
+            .expect_err("no route");
+            assert_eq!(
+                error,
+                message.replace("CSV -> PARQUET", "ICEBERG -> DUCKDB")
+            );
             continue;
         }
         let actual = replace_in(

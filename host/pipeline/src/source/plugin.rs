@@ -183,7 +183,7 @@ impl PluginSource {
     }
 
     /// A source read by a plugin file: found, checked against its pin, its grants resolved.
-    fn from_file(config: &Config, spec: &ldp_config::SourcePluginSpec) -> Result<PluginSource> {
+    fn from_file(config: &Config, spec: &ldp_config::PluginFileSpec) -> Result<PluginSource> {
         let what = format!("metadata.source.plugin ({})", spec.path);
         let files = ConfigFiles::new(config.base_dir.as_deref(), &what);
         let file = files.read_pinned(&spec.path, "plugin file", spec.sha256.as_deref())?;
