@@ -73,6 +73,19 @@ fn rust_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() 
     let wasm = wasm_target().join("wasm32-wasip2/release/my_transform.wasm");
     assert_numbers_rows(&wasm);
 
+    let project = dir.path().join("my_sink");
+    let build = cargo(
+        &project,
+        &["build", "--release", "--target", "wasm32-wasip2", "--quiet"],
+        &wasm_target(),
+    );
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    assert_writes_the_target(&wasm_target().join("wasm32-wasip2/release/my_sink.wasm"));
+
     // A name that cannot be a crate, and a folder that is not empty, are refused.
     let bad = ldp(&["plugin", "new", "--kind", "check", "My-Plugin"]);
     assert_eq!(bad.status.code(), Some(1));
@@ -128,6 +141,38 @@ fn assert_numbers_rows(wasm: &Path) {
     let sample: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(sample["rows"][2]["row_number"], 3);
     assert_eq!(sample["written"], false);
+}
+
+/// `wasm`, a sink scaffolded by `ldp plugin new --kind sink`, named in a config's target and
+/// pinned by its sha256, writes the rides as tab-separated lines to the target's path, and
+/// nothing else lands next to it.
+fn assert_writes_the_target(wasm: &Path) {
+    let bytes = std::fs::read(wasm).unwrap();
+    let sha = ldp_plugin_runtime::sha256_hex(&bytes);
+    let rides = rides_workdir("{}");
+    let d = rides.path();
+    std::fs::write(d.join("my_sink.wasm"), &bytes).unwrap();
+    let config = format!(
+        r#"{{"identifier": "rides", "metadata": {{
+  "source": {{"name": "rides", "format": "CSV", "path": "data/rides.csv"}},
+  "target": {{"name": "out", "format": "CSV", "path": "out/rides.tsv",
+             "plugin": "my_sink.wasm", "sha256": "{sha}"}}}}}}"#
+    );
+    std::fs::write(d.join("rides.json"), config).unwrap();
+    let out = ldp(&["run", d.join("rides.json").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(d.join("out/rides.tsv")).unwrap();
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("1\t") && first.ends_with("\tLDN\t16.17\t32.28"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 20);
+    let listed: Vec<_> = std::fs::read_dir(d.join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(listed, ["rides.tsv"]);
 }
 
 /// Fails, naming the command that installs it, when `tool` does not run.
