@@ -220,12 +220,28 @@ impl Decoder {
         })?);
         let inner = match validation {
             Validation::Full => {
+                // Bytes after the Schema message are refused before arrow-ipc reads them: its
+                // stream decoder would go on to decode them as batches, unchecked, and panic on
+                // a buffer outside its body.
+                let (block, _) = read_message(&schema_msg)?;
+                let end = usize::try_from(block.bodyLength())
+                    .ok()
+                    .and_then(|body| body.checked_add(block.metaDataLength() as usize));
+                if end != Some(schema_msg.len()) {
+                    return Err(followed());
+                }
                 let mut inner = StreamDecoder::new();
                 let mut buffer = Buffer::from_vec(schema_msg);
-                if inner.decode(&mut buffer)?.is_some() || !buffer.is_empty() {
-                    return Err(ArrowError::IpcError(
-                        "the Schema message is followed by other bytes".into(),
-                    ));
+                let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    inner.decode(&mut buffer)
+                }))
+                .unwrap_or_else(|_| {
+                    Err(ArrowError::IpcError(
+                        "a Schema message arrow-ipc cannot read".into(),
+                    ))
+                });
+                if read?.is_some() || !buffer.is_empty() {
+                    return Err(followed());
                 }
                 Inner::Validated(inner)
             }
@@ -368,6 +384,10 @@ fn read_message(buffer: &[u8]) -> Result<(Block, arrow_ipc::Message<'_>), ArrowE
         .map_err(|e| ArrowError::IpcError(format!("not an IPC message: {e}")))?;
     let block = Block::new(0, (prefix + len) as i32, message.bodyLength());
     Ok((block, message))
+}
+
+fn followed() -> ArrowError {
+    ArrowError::IpcError("the Schema message is followed by other bytes".into())
 }
 
 /// Decodes a lone Schema message (for a stream's output schema announced before any batch).
@@ -538,6 +558,35 @@ mod tests {
         assert_eq!(
             full.decode(enc.encode(&none).unwrap()).unwrap().num_rows(),
             0
+        );
+    }
+
+    #[test]
+    /// Fuzz finding (the `ipc` target): a Schema message followed, in the same message, by a
+    /// batch with a buffer outside its body made arrow-ipc's stream decoder read that batch
+    /// unchecked and panic inside `Decoder::new`, where the host catches nothing.
+    #[test]
+    fn a_schema_message_followed_by_a_batch_is_an_error() {
+        use arrow_array::Int64Array;
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+        let batch = RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef],
+        )
+        .unwrap();
+        let (mut enc, mut first) = Encoder::new(&schema).unwrap();
+        let mut msg = enc.encode(&batch).unwrap();
+        let mut values = [0u8; 16];
+        values[8..].copy_from_slice(&16i64.to_le_bytes());
+        let at = msg.windows(16).position(|w| w == values).unwrap();
+        msg[at..at + 8].copy_from_slice(&4096i64.to_le_bytes());
+        first.extend_from_slice(&msg);
+        let e = Decoder::new(first, Validation::Full)
+            .err()
+            .expect("refused");
+        assert_eq!(
+            e.to_string(),
+            "Ipc error: the Schema message is followed by other bytes"
         );
     }
 
