@@ -561,7 +561,6 @@ mod tests {
         );
     }
 
-    #[test]
     /// Fuzz finding (the `ipc` target): a Schema message followed, in the same message, by a
     /// batch with a buffer outside its body made arrow-ipc's stream decoder read that batch
     /// unchecked and panic inside `Decoder::new`, where the host catches nothing.
