@@ -3,11 +3,10 @@
 use crate::format::{self, CellError, Zone};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_schema::{DataType, SchemaRef};
+use arrow_schema::SchemaRef;
 use ldp_plugin_sdk::{PluginError, SinkSummary};
 use std::fs::File;
 use std::io::Write;
-use std::path::Path;
 
 /// Text is written to the file once this much of it is buffered.
 const FLUSH_BYTES: usize = 1 << 20;
@@ -30,29 +29,8 @@ impl CsvFile {
     /// Checks that every column of `schema` can be written, then creates (or truncates) `path`
     /// and writes the header: every column name quoted, as pyarrow writes it.
     pub fn create(path: &str, schema: SchemaRef) -> Result<Self, PluginError> {
-        let name = Path::new(path)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .ok_or_else(|| {
-                PluginError::config(format!(
-                    "config.path: {path:?} does not end with a file name"
-                ))
-            })?
-            .to_string();
-        let mut zones = Vec::with_capacity(schema.fields().len());
-        for field in schema.fields() {
-            format::check_type(field.data_type()).map_err(|why| {
-                PluginError::data(format!(
-                    "{path}: cannot write column {:?} ({}) as CSV: {why}",
-                    field.name(),
-                    field.data_type()
-                ))
-            })?;
-            zones.push(match value_type(field.data_type()) {
-                DataType::Timestamp(_, Some(zone)) => Zone::parse(zone).ok(),
-                _ => None,
-            });
-        }
+        let name = ldp_sink_text::file_name(path)?;
+        let zones = ldp_sink_text::column_zones(path, &schema, "CSV", format::check_type)?;
         let file = File::create(path).map_err(|e| {
             PluginError::io(format!(
                 "{path}: cannot create the file: {e}; its folder must exist and be granted to \
@@ -151,14 +129,6 @@ impl CsvFile {
             bytes: self.bytes,
             files: vec![self.name],
         })
-    }
-}
-
-/// The type of a column's values (a dictionary's value type).
-fn value_type(data_type: &DataType) -> &DataType {
-    match data_type {
-        DataType::Dictionary(_, values) => value_type(values),
-        other => other,
     }
 }
 

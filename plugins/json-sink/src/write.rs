@@ -8,7 +8,6 @@ use arrow_schema::{ArrowError, SchemaRef};
 use ldp_plugin_sdk::{PluginError, SinkSummary};
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::Path;
 use std::sync::Arc;
 
 /// Bytes buffered before they are written to the file.
@@ -55,15 +54,7 @@ impl JsonFile {
     /// Checks that every column of `schema` can be written (and that no name repeats), then
     /// creates (or truncates) `path`.
     pub fn create(path: &str, schema: SchemaRef) -> Result<Self, PluginError> {
-        let name = Path::new(path)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .ok_or_else(|| {
-                PluginError::config(format!(
-                    "config.path: {path:?} does not end with a file name"
-                ))
-            })?
-            .to_string();
+        let name = ldp_sink_text::file_name(path)?;
         format::check_fields(schema.fields(), "the column").map_err(|why| {
             PluginError::data(format!("{path}: cannot write the rows as JSON: {why}"))
         })?;

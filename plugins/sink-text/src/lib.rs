@@ -1,7 +1,8 @@
-//! What ldp's file sinks share (`csv-sink`, `json-sink`): the config of the one file a sink
-//! writes in its staging folder ([`FileConfig`]), and dates, times and zoned timestamps as text
-//! in Arrow C++'s formats ([`date_time`] for a column's value; [`date`], [`time`],
-//! [`timestamp`], [`Zone`]).
+//! What ldp's file sinks share (`csv-sink`, `json-sink`, `xlsx-sink`): the config of the one
+//! file a sink writes in its staging folder ([`FileConfig`], [`file_name`]), the check of a
+//! schema's columns with each zoned timestamp column's zone ([`column_zones`]), and dates, times
+//! and zoned timestamps as text in Arrow C++'s formats ([`date_time`] for a column's value;
+//! [`date`], [`time`], [`timestamp`], [`Zone`]).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -40,6 +41,56 @@ impl FileConfig {
             path: path.to_owned(),
         })
     }
+}
+
+/// The file name of `path`, as a sink reports it in its summary (relative to the staging
+/// folder).
+pub fn file_name(path: &str) -> Result<String, PluginError> {
+    std::path::Path::new(path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            PluginError::config(format!(
+                "config.path: {path:?} does not end with a file name"
+            ))
+        })
+}
+
+/// The type of a column's values (a dictionary's value type).
+pub fn value_type(data_type: &DataType) -> &DataType {
+    match data_type {
+        DataType::Dictionary(_, values) => value_type(values),
+        other => other,
+    }
+}
+
+/// Checks every column of `schema` with `check` (why a sink cannot write a type) and returns
+/// the zone of each zoned timestamp column (`None` for the other columns). `format` names the
+/// file in messages: `{path}: cannot write column "x" (Binary) as CSV: {why}`.
+pub fn column_zones(
+    path: &str,
+    schema: &arrow_schema::Schema,
+    format: &str,
+    check: impl Fn(&DataType) -> Result<(), String>,
+) -> Result<Vec<Option<Zone>>, PluginError> {
+    schema
+        .fields()
+        .iter()
+        .map(|field| {
+            check(field.data_type()).map_err(|why| {
+                PluginError::data(format!(
+                    "{path}: cannot write column {:?} ({}) as {format}: {why}",
+                    field.name(),
+                    field.data_type()
+                ))
+            })?;
+            Ok(match value_type(field.data_type()) {
+                DataType::Timestamp(_, Some(zone)) => Zone::parse(zone).ok(),
+                _ => None,
+            })
+        })
+        .collect()
 }
 
 /// A time zone of a timestamp column.

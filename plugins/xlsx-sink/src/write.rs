@@ -50,17 +50,8 @@ impl XlsxFile {
     /// and writes the header row when the config asks for one.
     pub fn create(config: &Config, schema: SchemaRef) -> Result<Self, PluginError> {
         let path = config.path.clone();
-        let file = Path::new(&path);
-        let name = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .ok_or_else(|| {
-                PluginError::config(format!(
-                    "config.path: {path:?} does not end with a file name"
-                ))
-            })?
-            .to_string();
-        let folder = file.parent().unwrap_or(Path::new("/"));
+        let name = ldp_sink_text::file_name(&path)?;
+        let folder = Path::new(&path).parent().unwrap_or(Path::new("/"));
         if schema.fields().len() > MAX_COLUMNS {
             return Err(PluginError::data(format!(
                 "{path}: {} columns do not fit a sheet, which holds at most {MAX_COLUMNS}; \
@@ -68,20 +59,7 @@ impl XlsxFile {
                 schema.fields().len()
             )));
         }
-        let mut zones = Vec::with_capacity(schema.fields().len());
-        for field in schema.fields() {
-            cell::check_type(field.data_type()).map_err(|why| {
-                PluginError::data(format!(
-                    "{path}: cannot write column {:?} ({}) as XLSX: {why}",
-                    field.name(),
-                    field.data_type()
-                ))
-            })?;
-            zones.push(match value_type(field.data_type()) {
-                DataType::Timestamp(_, Some(zone)) => Zone::parse(zone).ok(),
-                _ => None,
-            });
-        }
+        let zones = ldp_sink_text::column_zones(&path, &schema, "XLSX", cell::check_type)?;
         let mut workbook = Workbook::new();
         workbook.set_tempdir(folder).map_err(|e| {
             io(
@@ -249,14 +227,6 @@ fn io(path: &str, what: &str, e: XlsxError) -> PluginError {
 /// A column index as the sheet's column number (checked against [`MAX_COLUMNS`] on open).
 fn column_number(column: usize) -> u16 {
     u16::try_from(column).unwrap_or(u16::MAX)
-}
-
-/// The type of a column's values (a dictionary's value type).
-fn value_type(data_type: &DataType) -> &DataType {
-    match data_type {
-        DataType::Dictionary(_, values) => value_type(values),
-        other => other,
-    }
 }
 
 /// A column with its dictionary looked up.
