@@ -535,35 +535,26 @@ impl LoadedSink {
     /// plugin file gets its `config` with the path added, its grants, and the staging folder
     /// as the one folder it may write.
     fn configure(&self, config: &Config, staged: &Path, folder: &Path) -> (String, Sandbox) {
-        let path = serde_json::Value::String(staged.display().to_string());
-        let write_dir = Some(folder.to_path_buf());
-        match &self.file {
-            None => {
-                let mut options = ldp_config::target_options::of_block(config.target());
-                options.insert("path".into(), path);
-                let sandbox = Sandbox {
-                    grants: Grants {
-                        read_dirs: Vec::new(),
-                        write_dir,
-                        ..Grants::default()
-                    },
-                    ..Sandbox::default()
-                };
-                (serde_json::Value::Object(options).to_string(), sandbox)
-            }
-            Some((spec, grants, limits)) => {
-                let mut options = spec.config.clone();
-                options.insert("path".into(), path);
-                let sandbox = Sandbox {
-                    grants: Grants {
-                        write_dir,
-                        ..grants.clone()
-                    },
-                    limits: limits.clone(),
-                };
-                (serde_json::Value::Object(options).to_string(), sandbox)
-            }
-        }
+        let (mut options, grants, limits) = match &self.file {
+            None => (
+                ldp_config::target_options::of_block(config.target()),
+                Grants::default(),
+                ldp_plugin_runtime::Limits::default(),
+            ),
+            Some((spec, grants, limits)) => (spec.config.clone(), grants.clone(), limits.clone()),
+        };
+        options.insert(
+            "path".into(),
+            serde_json::Value::String(staged.display().to_string()),
+        );
+        let sandbox = Sandbox {
+            grants: Grants {
+                write_dir: Some(folder.to_path_buf()),
+                ..grants
+            },
+            limits,
+        };
+        (serde_json::Value::Object(options).to_string(), sandbox)
     }
 }
 

@@ -155,43 +155,38 @@ impl XlsxFile {
 
     fn write_cell(&mut self, row: u32, column: usize, value: Cell) -> Result<(), PluginError> {
         let at = column_number(column);
-        let result = match value {
-            Cell::Bool(flag) => self.sheet_mut()?.write_boolean(row, at, flag).map(drop),
-            Cell::Text(text) => {
-                let length = text.encode_utf16().count();
-                if length > MAX_CELL_CHARS {
-                    return Err(PluginError::data(format!(
-                        "{}: column {:?}, row {}: {length} characters do not fit a cell, which \
-                         holds at most {MAX_CELL_CHARS}; shorten the text with a transform, or \
-                         write CSV or PARQUET",
-                        self.path,
-                        self.schema.field(column).name(),
-                        self.rows
-                    )));
-                }
-                self.sheet_mut()?.write_string(row, at, &text).map(drop)
-            }
-            Cell::Number(number, Style::General) => {
-                self.sheet_mut()?.write_number(row, at, number).map(drop)
-            }
+        let sheet = self
+            .workbook
+            .worksheet_from_index(0)
+            .map_err(|e| PluginError::internal(format!("{}: the sheet is gone: {e}", self.path)))?;
+        let result = match &value {
+            Cell::Bool(flag) => sheet.write_boolean(row, at, *flag).map(drop),
+            Cell::Text(text) => sheet.write_string(row, at, text).map(drop),
+            Cell::Number(number, Style::General) => sheet.write_number(row, at, *number).map(drop),
             Cell::Number(number, style) => {
                 let format = self
                     .formats
-                    .entry(style)
-                    .or_insert_with(|| Format::new().set_num_format(style.number_format()))
-                    .clone();
-                self.sheet_mut()?
-                    .write_number_with_format(row, at, number, &format)
+                    .entry(*style)
+                    .or_insert_with(|| Format::new().set_num_format(style.number_format()));
+                sheet
+                    .write_number_with_format(row, at, *number, format)
                     .map(drop)
             }
         };
-        result.map_err(|e| {
-            PluginError::data(format!(
-                "{}: column {:?}, row {}: {e}",
+        let name = self.schema.field(column).name();
+        result.map_err(|e| match (e, &value) {
+            // rust_xlsxwriter checks the length, in UTF-16 units as Excel counts them.
+            (XlsxError::MaxStringLengthExceeded, Cell::Text(text)) => PluginError::data(format!(
+                "{}: column {name:?}, row {}: {} characters do not fit a cell, which holds at \
+                 most {MAX_CELL_CHARS}; shorten the text with a transform, or write CSV or PARQUET",
                 self.path,
-                self.schema.field(column).name(),
-                self.rows
-            ))
+                self.rows,
+                text.encode_utf16().count()
+            )),
+            (e, _) => PluginError::data(format!(
+                "{}: column {name:?}, row {}: {e}",
+                self.path, self.rows
+            )),
         })
     }
 
