@@ -1003,10 +1003,6 @@ pub struct NewPluginArgs {
     /// Where to write the project (default: ./NAME). Must not exist, or be empty.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// The ldp source tree's root (for sdk/rust, sdk/python and wit/); default: the one this
-    /// ldp was built from.
-    #[arg(long, value_name = "DIR")]
-    pub ldp_root: Option<PathBuf>,
 }
 
 /// A plugin kind, on the command line.
@@ -1039,12 +1035,23 @@ pub enum PluginsCommand {
     /// Scaffold a plugin project that builds as it is and passes its own test.
     ///
     /// Writes NAME/ (or --dir) with the plugin's code, a build script that makes NAME.wasm, a
-    /// test script and a README. Rust projects use the ldp SDK (sdk/rust of this ldp's source
-    /// tree, or --ldp-root); Python projects componentize-py and the ldp_arrow codec (sdk/python);
-    /// JavaScript projects jco/componentize-js and apache-arrow.
+    /// test script and a README. The project needs no ldp source tree: it gets the WIT package
+    /// (wit/plugin.wit) and, in Rust, the ldp SDK vendored in vendor/; in Python, the ldp_arrow
+    /// codec in ldp_arrow/. Python projects build with componentize-py, JavaScript projects with
+    /// componentize-js and apache-arrow (from PyPI and npm).
     ///
     /// Example: ldp plugin new --kind transform --lang rust row_numbers
     New(NewPluginArgs),
+    /// Write the WIT package this ldp implements (the plugin contract) into DIR/plugin.wit.
+    ///
+    /// For plugins built with other tools (wit-bindgen, jco, componentize-py, cargo-component),
+    /// or to bring a project made by an older ldp up to this one.
+    ///
+    /// Example: ldp plugin wit wit
+    Wit {
+        /// The folder to write plugin.wit into (created when missing).
+        dir: PathBuf,
+    },
     /// Say what a file is: a WebAssembly component, what it imports and exports, whether it is
     /// an ldp plugin (and why not), its sha256 (the value a config pins), name, kind, version
     /// and config schema. Exits 1 when the file is not an ldp plugin.

@@ -165,6 +165,8 @@ pub enum Task {
     TransformTest(TransformTestSettings),
     /// `ldp plugin new`.
     PluginNew(crate::args::NewPluginArgs),
+    /// `ldp plugin wit DIR`.
+    PluginWit { dir: std::path::PathBuf },
     /// `ldp workflow plan`.
     WorkflowPlan(crate::args::WorkflowPlanArgs),
     /// `ldp backfill`.
@@ -460,6 +462,7 @@ impl Settings {
                 },
                 Some(PluginsCommand::Run(run)) => Task::PluginsRun(run_settings(run)?),
                 Some(PluginsCommand::New(args)) => Task::PluginNew(args),
+                Some(PluginsCommand::Wit { dir }) => Task::PluginWit { dir },
             },
             Command::Demo(args) => Task::Demo(args),
             Command::Transform(TransformCommand::Test(args)) => {

@@ -2,6 +2,10 @@
 //!
 //! Plugin authors never use these directly: the traits and export macros of this crate wrap
 //! them. The `types` and `log` interfaces are generated once (in `source`) and shared.
+//!
+//! `path` is the WIT package two folders above this crate: the repository's `wit/` from
+//! `sdk/rust`, a plugin project's `wit/` from `vendor/ldp-plugin-sdk`, where `ldp plugin new`
+//! vendors this crate.
 
 /// The `source-plugin` world; also holds the shared `types` and `log` interfaces.
 pub mod source {

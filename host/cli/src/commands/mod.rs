@@ -55,6 +55,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::Demo(args) => demo::run(&runtime()?, args),
         Task::TransformTest(settings) => transform::test(&runtime()?, settings),
         Task::PluginNew(args) => scaffold::new(args),
+        Task::PluginWit { dir } => scaffold::wit(dir),
         Task::WorkflowPlan(args) => workflow::plan(args),
         Task::Mcp(settings) => {
             ldp_mcp::serve(settings, runtime()?)?;

@@ -1,6 +1,8 @@
 //! `ldp plugin new`: in each language (Rust, Python, JavaScript), each kind of
 //! project passes its own test as it is, and the transform builds into a component that
-//! `ldp plugins inspect` accepts and `ldp transform test` runs. The Rust component builds in
+//! `ldp plugins inspect` accepts and `ldp transform test` runs. Projects stand alone: they are
+//! written outside the repository, name no file of it, and their tests and builds run with the
+//! repository's `sdk/` and `wit/` hidden (`moved_away`). The Rust component builds in
 //! `<target>/examples-wasm`, with the same dependencies and profile as `examples/plugins/rust`
 //! (see `languages.rs`), so the two share one build of them. The Python and JavaScript projects
 //! run their own `./test.sh` and `./build.sh`, which install their tools (componentize-py into
@@ -24,12 +26,56 @@ pub(super) fn wasm_target() -> PathBuf {
 }
 
 fn cargo(dir: &Path, args: &[&str], target: &Path) -> std::process::Output {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    moved_away(Path::new(&cargo))
         .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target)
         .output()
         .expect("cargo runs")
+}
+
+/// The ldp repository this test runs in.
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// `program`, run where the repository's `sdk/` and `wit/` (all a project could take from the
+/// tree ldp was built from) are hidden: in a mount namespace of its own, under empty tmpfs
+/// folders. Needs `unshare` (util-linux) and user namespaces, or root.
+fn moved_away(program: &Path) -> Command {
+    require(
+        "unshare",
+        "apt-get install util-linux (and, as a user, sysctl kernel.unprivileged_userns_clone=1)",
+    );
+    let repo = repository();
+    let mut command = Command::new("unshare");
+    command
+        .args(["--map-root-user", "--mount", "--propagation", "private"])
+        .args(["sh", "-c", r#"mount -t tmpfs moved-away "$1/sdk" && mount -t tmpfs moved-away "$1/wit" && shift && exec "$@""#, "sh"])
+        .arg(&repo)
+        .arg(program);
+    command
+}
+
+/// No file of `project` names the repository.
+fn assert_names_no_repository_file(project: &Path) {
+    let repo = repository();
+    let needle = repo.to_str().unwrap();
+    let mut stack = vec![project.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                assert!(!text.contains(needle), "{} names {needle}", path.display());
+            }
+        }
+    }
 }
 
 #[test]
@@ -51,6 +97,12 @@ fn rust_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() 
         ]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert!(stdout(&out).contains("src/lib.rs"), "{}", stdout(&out));
+        assert!(
+            stdout(&out).contains("vendor/ldp-plugin-sdk"),
+            "{}",
+            stdout(&out)
+        );
+        assert_names_no_repository_file(&project);
         let native = wasm_target().with_file_name("examples-native");
         let test = cargo(&project, &["test", "--quiet"], &native);
         assert!(
@@ -189,7 +241,7 @@ fn require(tool: &str, install: &str) {
 fn run_script(project: &Path, script: &str) {
     let path = project.join(script);
     let started = Instant::now();
-    let out = Command::new(&path)
+    let out = moved_away(&path)
         .current_dir(project)
         .output()
         .unwrap_or_else(|e| panic!("{} does not run: {e}", path.display()));
@@ -226,6 +278,8 @@ fn scaffold_every_kind(lang: &str, code: &str, dir: &Path) -> PathBuf {
         ]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert!(stdout(&out).contains(code), "{}", stdout(&out));
+        assert!(stdout(&out).contains("wit/plugin.wit"), "{}", stdout(&out));
+        assert_names_no_repository_file(&project);
         run_script(&project, "test.sh");
     }
     let project = dir.join("my_transform");
@@ -248,4 +302,15 @@ fn js_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() {
     let dir = tempfile::tempdir().unwrap();
     let wasm = scaffold_every_kind("js", "plugin.js", dir.path());
     assert_numbers_rows(&wasm);
+}
+
+#[test]
+fn plugin_wit_writes_the_contract_this_ldp_implements() {
+    let dir = tempfile::tempdir().unwrap();
+    let wit = dir.path().join("contract/wit");
+    let out = ldp(&["plugin", "wit", wit.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written = std::fs::read_to_string(wit.join("plugin.wit")).unwrap();
+    let ours = std::fs::read_to_string(repository().join("wit/plugin.wit")).unwrap();
+    assert_eq!(written, ours);
 }

@@ -7,11 +7,12 @@
 //! counts rows or events.
 //!
 //! Templates live in `host/cli/templates/<lang>/` and are embedded in the binary (the list is
-//! in `templates.rs`); `{{name}}`, `{{kind}}`, `{{crate}}`, `{{column}}`, `{{sdk}}`,
-//! `{{ldp_root}}` and `{{usage}}` are filled in. `{{ldp_root}}` is the ldp source tree the
-//! projects build against: its `wit/`, `sdk/rust` (Rust) and `sdk/python` (Python's Arrow IPC
-//! codec).
+//! in `templates.rs`); `{{name}}`, `{{kind}}`, `{{crate}}`, `{{column}}` and `{{usage}}` are
+//! filled in. A project stands alone: what it needs from ldp (the WIT package, the Rust SDK,
+//! Python's Arrow IPC codec) is written into it from the binary (`sdk.rs`), never referenced in
+//! the tree ldp was built from.
 
+mod sdk;
 mod templates;
 
 use std::io::Write;
@@ -47,7 +48,6 @@ pub fn new(args: &NewPluginArgs) -> anyhow::Result<u8> {
             dir.display()
         );
     }
-    let root = ldp_root(args.ldp_root.as_deref())?;
     let kind = kind_name(args.kind);
     let files = templates::files(args.lang, args.kind);
     let vars = [
@@ -55,8 +55,6 @@ pub fn new(args: &NewPluginArgs) -> anyhow::Result<u8> {
         ("{{kind}}", kind.to_string()),
         ("{{crate}}", name.replace('-', "_")),
         ("{{column}}", column(args.kind).to_string()),
-        ("{{sdk}}", root.join("sdk/rust").display().to_string()),
-        ("{{ldp_root}}", root.display().to_string()),
         ("{{usage}}", usage(args.kind, name)),
     ];
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -76,8 +74,13 @@ pub fn new(args: &NewPluginArgs) -> anyhow::Result<u8> {
         if executable {
             set_executable(&target)?;
         }
-        written.push(path);
+        written.push(path.to_string());
     }
+    written.extend(match args.lang {
+        PluginLang::Rust => sdk::write_rust_sdk(&dir)?,
+        PluginLang::Python => sdk::write_python_sdk(&dir)?,
+        PluginLang::Js => sdk::write_js_sdk(&dir)?,
+    });
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -96,21 +99,12 @@ pub fn new(args: &NewPluginArgs) -> anyhow::Result<u8> {
     Ok(0)
 }
 
-/// The ldp source tree: `--ldp-root`, else the tree this binary was built from.
-fn ldp_root(given: Option<&Path>) -> anyhow::Result<PathBuf> {
-    let root = match given {
-        Some(root) => root.to_path_buf(),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
-    };
-    let root = std::path::absolute(&root).unwrap_or(root);
-    let root = root.canonicalize().unwrap_or(root);
-    if !root.join("sdk/rust/Cargo.toml").is_file() || !root.join("wit/plugin.wit").is_file() {
-        bail!(
-            "{} is not an ldp source tree (no sdk/rust or wit/plugin.wit): pass --ldp-root with the folder of your ldp checkout",
-            root.display()
-        );
-    }
-    Ok(root)
+/// `ldp plugin wit DIR`: writes the WIT package this ldp implements into `DIR/plugin.wit`.
+pub fn wit(dir: &Path) -> anyhow::Result<u8> {
+    sdk::write_wit(dir)?;
+    let path = dir.join("plugin.wit");
+    writeln!(std::io::stdout().lock(), "wrote {}", path.display())?;
+    Ok(0)
 }
 
 fn kind_name(kind: PluginKindArg) -> &'static str {
