@@ -55,7 +55,8 @@ pub enum Command {
     /// (created on the first run, namespace included). Nothing is committed when anything
     /// fails, and the files the run wrote are deleted. A file target is written by its sink
     /// plugin into a private staging folder and renamed into place only when the run succeeds;
-    /// it is always replaced whole, so a --mode other than overwrite is refused.
+    /// it is always replaced whole, so a --mode other than overwrite is refused. A DUCKDB
+    /// target's table is appended to (by default) or overwritten in a staged copy of the file.
     /// The run's events go to the sinks of metadata.observability (`ldp runs` reads them).
     /// A key ldp does not know, at any depth of the config, is a warning with a "did you mean"
     /// (with --strict, an error before anything is read).
@@ -840,7 +841,8 @@ pub struct DemoArgs {
 pub struct RunCmdArgs {
     /// A dataset config (JSON).
     pub config: PathBuf,
-    /// Override the target's write_mode for this run (a file target takes only overwrite).
+    /// Override the target's write_mode for this run (a file target takes only overwrite, a
+    /// DUCKDB target append or overwrite).
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
     /// Run one logical window: an ISO-8601 interval START/END (naive = UTC), or yesterday,

@@ -353,6 +353,43 @@ fn check_file_target(
         );
     }
     built.sheet = crate::target_options::check(problems, block, format, at);
+    if format == Format::DuckDb {
+        check_duckdb_target(problems, block, at, built);
+    }
+}
+
+/// A DUCKDB target: a table of a local DuckDB file, appended to (by default) or overwritten.
+fn check_duckdb_target(
+    problems: &mut Problems,
+    block: &Map<String, Value>,
+    at: &str,
+    built: &mut Block,
+) {
+    if let Some(path) = get(block, "path").and_then(Value::as_str)
+        && path.contains("://")
+    {
+        problems.add(
+            &join(at, "path"),
+            format!(
+                "a DUCKDB target is a local DuckDB file, got {}",
+                repr(&Value::String(path.into()))
+            ),
+        );
+    }
+    let Some(mode) = block.get("write_mode").filter(|value| !value.is_null()) else {
+        return;
+    };
+    match mode.as_str().and_then(WriteMode::parse) {
+        Some(WriteMode::Upsert) => problems.add(
+            &join(at, "write_mode"),
+            "a DUCKDB target is appended to or overwritten; 'upsert' needs an Iceberg table",
+        ),
+        Some(parsed) => built.write_mode = Some(parsed),
+        None => problems.add(
+            &join(at, "write_mode"),
+            format!("must be one of ['append', 'overwrite'], got {}", repr(mode)),
+        ),
+    }
 }
 
 fn check_credentials(

@@ -289,10 +289,10 @@ impl Block {
         "credentials",
     ];
 
-    /// The write mode a run uses: for Iceberg the given mode, `append` by default; file
-    /// targets are always replaced whole (`overwrite`).
+    /// The write mode a run uses: for Iceberg and DuckDB tables the given mode, `append` by
+    /// default; file targets are always replaced whole (`overwrite`).
     pub fn write_mode(&self) -> WriteMode {
-        if self.format == Format::Iceberg {
+        if matches!(self.format, Format::Iceberg | Format::DuckDb) {
             self.write_mode.unwrap_or(WriteMode::Append)
         } else {
             WriteMode::Overwrite

@@ -296,7 +296,7 @@ fn describe(plan: &mut Plan, config: &Config, window: Option<&str>, now: Timesta
             .get("path")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        plan.write_mode = Some("overwrite".to_owned());
+        plan.write_mode = Some(target.write_mode().as_str().to_owned());
     }
     let quality = metadata
         .get("quality")

@@ -38,10 +38,10 @@ pub const PIPELINE_ROUTES: [PipelineRoute; 8] = [
 
 /// The routes ldp runs beyond the Python tool's: every file format into a table, tables into
 /// tables, files and DuckDB queries into files, and tables and files into newline-delimited
-/// JSON and into XLSX workbooks. `ldp plan`
+/// JSON, into XLSX workbooks and into tables of DuckDB files. `ldp plan`
 /// accepts them; its error for an unknown route lists the Python tool's routes only, as the
 /// Python tool words it.
-pub const LDP_ROUTES: [PipelineRoute; 23] = [
+pub const LDP_ROUTES: [PipelineRoute; 29] = [
     route(Format::Json, Format::Iceberg, None, "JSONToIceberg"),
     route(Format::Iceberg, Format::Iceberg, None, "IcebergToIceberg"),
     route(Format::Csv, Format::Parquet, None, "CSVToParquet"),
@@ -65,6 +65,12 @@ pub const LDP_ROUTES: [PipelineRoute; 23] = [
     route(Format::Iceberg, Format::Xlsx, None, "IcebergToExcel"),
     route(Format::Xlsx, Format::Xlsx, None, "ExcelToExcel"),
     route(Format::DuckDb, Format::Xlsx, None, "DuckDBToExcel"),
+    route(Format::Csv, Format::DuckDb, None, "CSVToDuckDB"),
+    route(Format::Json, Format::DuckDb, None, "JSONToDuckDB"),
+    route(Format::Parquet, Format::DuckDb, None, "ParquetToDuckDB"),
+    route(Format::Xlsx, Format::DuckDb, None, "ExcelToDuckDB"),
+    route(Format::Iceberg, Format::DuckDb, None, "IcebergToDuckDB"),
+    route(Format::DuckDb, Format::DuckDb, None, "DuckDBToDuckDB"),
 ];
 
 const fn route(

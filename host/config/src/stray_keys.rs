@@ -109,6 +109,9 @@ fn block_keys(section: Section, block: &Map<String, Value>) -> Vec<&'static str>
         (Section::Target, Some(format)) => {
             keys.extend(crate::transforms::PLUGIN_FILE_KEYS);
             keys.extend(crate::target_options::keys(format));
+            if format == Format::DuckDb {
+                keys.push("write_mode");
+            }
         }
         (Section::Source, Some(format)) => {
             keys.extend(crate::transforms::PLUGIN_FILE_KEYS);

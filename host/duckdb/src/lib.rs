@@ -1,5 +1,6 @@
-//! DuckDB for ldp's `DUCKDB` sources: one read-only query over one `.duckdb` file, streamed as
-//! Arrow record batches.
+//! DuckDB for ldp's `DUCKDB` sources and targets: one read-only query over one `.duckdb` file,
+//! streamed as Arrow record batches, and one table of a file written from Arrow batches
+//! ([`TableWriter`]).
 //!
 //! DuckDB is C++ and cannot run inside the WebAssembly sandbox, so the `duckdb` source plugin
 //! asks the host for exactly this one thing through the `ldp:plugin/duckdb` interface, and the
@@ -28,9 +29,11 @@ pub mod guard;
 mod library;
 mod memory;
 mod query;
+mod table_writer;
 
 pub use error::{Error, ErrorKind, Result};
 pub use file_tables::write_tables;
 pub use library::{Duckdb, LIBRARY_ENV, LIBRARY_FILE};
 pub use memory::Input;
 pub use query::{Query, QueryOptions};
+pub use table_writer::TableWriter;

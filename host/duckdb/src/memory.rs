@@ -81,13 +81,26 @@ pub(crate) fn open_memory(
 }
 
 /// Copies one input into `table` (a quoted, maybe qualified name), replacing a table of that
-/// name: a view over its stream, read once into the table, then dropped.
+/// name.
 pub(crate) fn register(
     duckdb: &Duckdb,
     connection: Handle,
     position: usize,
     table: &str,
     input: Input,
+) -> Result<()> {
+    scan_into(duckdb, connection, position, input, |view| {
+        format!("CREATE OR REPLACE TABLE {table} AS SELECT * FROM {view}")
+    })
+}
+
+/// Runs `statement(view)` over a view of `input`'s stream, read once, then drops the view.
+pub(crate) fn scan_into(
+    duckdb: &Duckdb,
+    connection: Handle,
+    position: usize,
+    input: Input,
+    statement: impl FnOnce(&str) -> String,
 ) -> Result<()> {
     let Some(arrow_scan) = duckdb.api.arrow_scan else {
         return Err(Error::Library {
@@ -114,11 +127,7 @@ pub(crate) fn register(
             message: format!("DuckDB could not read the input {}", input.name),
         });
     }
-    let copied = execute(
-        duckdb,
-        connection,
-        &format!("CREATE OR REPLACE TABLE {table} AS SELECT * FROM {view}"),
-    );
+    let copied = execute(duckdb, connection, &statement(&view));
     let dropped = execute(duckdb, connection, &format!("DROP VIEW IF EXISTS {view}"));
     copied.map_err(|e| Error::Query {
         message: format!("DuckDB could not load the input {}: {e}", input.name),

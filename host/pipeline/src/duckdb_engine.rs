@@ -1,15 +1,17 @@
-//! DuckDB queries for `duckdb-source-plugin` components, run by [`ldp_duckdb`] and handed to the
-//! plugin runtime as its [`DuckdbEngine`]. The runtime checks the sandbox's grants first; this
-//! runs the query with the limits the runtime passes.
+//! DuckDB queries for `duckdb-source-plugin` components and tables for `duckdb-sink-plugin`
+//! components, run by [`ldp_duckdb`] and handed to the plugin runtime as its [`DuckdbEngine`].
+//! The runtime checks the sandbox's grants first; this runs DuckDB with the limits the runtime
+//! passes.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use ldp_duckdb::{ErrorKind as DuckKind, Query, QueryOptions};
+use ldp_duckdb::{ErrorKind as DuckKind, Query, QueryOptions, TableWriter};
 use ldp_plugin_runtime::{
-    DuckdbEngine, DuckdbLimits, DuckdbQuery, ErrorKind, HostCallError, RuntimeOptions,
+    DuckdbEngine, DuckdbLimits, DuckdbQuery, DuckdbTableWriter, ErrorKind, HostCallError,
+    RuntimeOptions,
 };
 
 /// The runtime settings every ldp command uses: compiled code cached in `cache_dir`, DuckDB
@@ -39,6 +41,37 @@ impl DuckdbEngine for DuckdbFiles {
         };
         let query = Query::open(file, sql, options).map_err(|e| host_error(&e))?;
         Ok(Box::new(OpenQuery(query)))
+    }
+
+    fn write_table(
+        &self,
+        file: &Path,
+        table: &str,
+        replace: bool,
+        schema: SchemaRef,
+        limits: DuckdbLimits,
+    ) -> Result<Box<dyn DuckdbTableWriter>, HostCallError> {
+        // DuckDB spills next to the file: inside the folder the sink was granted.
+        let options = QueryOptions {
+            memory_limit: Some(limits.memory_bytes),
+            temp_directory: file.parent().map(|dir| dir.join(".duckdb-spill")),
+            ..QueryOptions::default()
+        };
+        let writer = TableWriter::open(file, table, replace, schema, &options)
+            .map_err(|e| host_error(&e))?;
+        Ok(Box::new(OpenTable(writer)))
+    }
+}
+
+struct OpenTable(TableWriter);
+
+impl DuckdbTableWriter for OpenTable {
+    fn write(&mut self, batch: RecordBatch) -> Result<(), HostCallError> {
+        self.0.write(batch).map_err(|e| host_error(&e))
+    }
+
+    fn close(self: Box<Self>) -> Result<u64, HostCallError> {
+        self.0.close().map_err(|e| host_error(&e))
     }
 }
 

@@ -1,5 +1,5 @@
-//! A run whose target is a file (`CSV`, `JSON`, `PARQUET`, `XLSX`, or any format a sink plugin
-//! file named by `metadata.target.plugin` writes): the rows stream through the quality gate into
+//! A run whose target is a file (`CSV`, `JSON`, `PARQUET`, `XLSX`, a table of a `DUCKDB` file,
+//! or any format a sink plugin file named by `metadata.target.plugin` writes): the rows stream through the quality gate into
 //! a sink plugin that writes into a private staging folder next to the target; only when the
 //! checks passed and the sink closed cleanly does the host move the file into place, with one
 //! `rename` on the same file system, so a reader sees the old file or the new one, never half
@@ -60,11 +60,12 @@ impl FileExport {
             (None, Format::Json) => SinkCode::Builtin("json-sink"),
             (None, Format::Parquet) => SinkCode::Builtin("parquet-sink"),
             (None, Format::Xlsx) => SinkCode::Builtin("xlsx-sink"),
+            (None, Format::DuckDb) => SinkCode::Builtin("duckdb-sink"),
             (None, other) => {
                 return Err(Error::Unsupported {
                     message: format!(
-                        "no sink of this ldp writes {} files; file targets are CSV, JSON, PARQUET \
-                         and XLSX, or any format a sink plugin file writes (metadata.target.plugin)",
+                        "no sink of this ldp writes {} files; file targets are CSV, JSON, PARQUET, \
+                         XLSX and DUCKDB, or any format a sink plugin file writes (metadata.target.plugin)",
                         other.as_str()
                     ),
                 });
@@ -171,8 +172,20 @@ impl FileExport {
                 ),
             });
         }
-        // A file is replaced whole: only `overwrite` (or no --mode) writes it.
-        if let Some(mode) = options.mode.filter(|m| *m != WriteMode::Overwrite) {
+        // A file is replaced whole: only `overwrite` (or no --mode) writes it; a DuckDB table
+        // is appended to or overwritten.
+        let mode = options.mode.unwrap_or(self.config.target().write_mode());
+        if self.config.target().format == Format::DuckDb {
+            if mode == WriteMode::Upsert {
+                return Err(Error::Unsupported {
+                    message: format!(
+                        "target {} is appended to or overwritten; write mode 'upsert' needs an \
+                         Iceberg table's key and snapshots",
+                        self.repr()
+                    ),
+                });
+            }
+        } else if mode != WriteMode::Overwrite {
             return Err(Error::FileTargetMode {
                 target: self.repr(),
                 mode,
@@ -212,7 +225,7 @@ impl FileExport {
             scope.spawn(move || source.produce(loaded, &sender));
             let receiver = chain.spawn(scope, receiver);
             let incoming = Incoming::start(scope, receiver, &chain, gate.as_ref());
-            self.write(&sink, &staging, incoming, options, rec)
+            self.write(&sink, &staging, incoming, options, mode, rec)
         })?;
         staging.remove();
         let duration_s = (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
@@ -239,6 +252,7 @@ impl FileExport {
         staging: &Staging,
         incoming: Incoming<'_, '_>,
         options: &RunOptions,
+        mode: WriteMode,
         rec: &mut Recorder,
     ) -> Result<(u64, u64, QualityReport)> {
         let Incoming {
@@ -255,7 +269,19 @@ impl FileExport {
                 .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned()),
         };
         let staged = staging.folder.join(&name);
-        let (sink_config, sandbox) = sink.configure(&self.config, &staged, &staging.folder);
+        let mut sink_options = serde_json::Map::new();
+        // Held until the staged copy is in place (or thrown away).
+        let _duckdb = match self.config.target().format {
+            Format::DuckDb if matches!(self.sink, SinkCode::Builtin(_)) => {
+                sink_options = crate::duckdb_target::sink_options(&self.config, mode);
+                Some(crate::duckdb_target::DuckdbTarget::prepare(
+                    &self.path, &staged,
+                )?)
+            }
+            _ => None,
+        };
+        let (sink_config, sandbox) =
+            sink.configure(&self.config, &staged, &staging.folder, sink_options);
         let window_column = self
             .config
             .metadata
@@ -531,10 +557,17 @@ impl SinkCode {
 
 impl LoadedSink {
     /// The sink's config and sandbox for writing `staged` in `folder`: a built-in sink gets the
-    /// file's path and the target's own options (an XLSX target's `sheet` and `header`); a
+    /// file's path, the target's own options (an XLSX target's `sheet` and `header`) and
+    /// `extra` (a DUCKDB target's table and mode); a
     /// plugin file gets its `config` with the path added, its grants, and the staging folder
     /// as the one folder it may write.
-    fn configure(&self, config: &Config, staged: &Path, folder: &Path) -> (String, Sandbox) {
+    fn configure(
+        &self,
+        config: &Config,
+        staged: &Path,
+        folder: &Path,
+        extra: serde_json::Map<String, serde_json::Value>,
+    ) -> (String, Sandbox) {
         let (mut options, grants, limits) = match &self.file {
             None => (
                 ldp_config::target_options::of_block(config.target()),
@@ -543,6 +576,7 @@ impl LoadedSink {
             ),
             Some((spec, grants, limits)) => (spec.config.clone(), grants.clone(), limits.clone()),
         };
+        options.extend(extra);
         options.insert(
             "path".into(),
             serde_json::Value::String(staged.display().to_string()),

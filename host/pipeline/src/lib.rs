@@ -34,6 +34,7 @@ pub mod catalog;
 mod check;
 pub mod contract;
 mod duckdb_engine;
+mod duckdb_target;
 mod error;
 mod events;
 mod file_target;

@@ -27,7 +27,7 @@ pub struct Route {
 /// What runs each route, by pipeline class. Which routes exist is the config crate's table
 /// (`ldp_config::PIPELINE_ROUTES` and `LDP_ROUTES`, what `ldp plan` reports); a route missing
 /// here is listed as not available yet.
-const PLUGINS: [(&str, &str); 30] = [
+const PLUGINS: [(&str, &str); 36] = [
     ("CSVToIceberg", "csv"),
     ("DuckDBToIceberg", "duckdb (host: libduckdb)"),
     ("IcebergToCSV", "host → csv-sink"),
@@ -58,6 +58,15 @@ const PLUGINS: [(&str, &str); 30] = [
     ("IcebergToExcel", "host → xlsx-sink"),
     ("ExcelToExcel", "xlsx → xlsx-sink"),
     ("DuckDBToExcel", "duckdb (host: libduckdb) → xlsx-sink"),
+    ("CSVToDuckDB", "csv → duckdb-sink (host: libduckdb)"),
+    ("JSONToDuckDB", "json → duckdb-sink (host: libduckdb)"),
+    ("ParquetToDuckDB", "parquet → duckdb-sink (host: libduckdb)"),
+    ("ExcelToDuckDB", "xlsx → duckdb-sink (host: libduckdb)"),
+    ("IcebergToDuckDB", "host → duckdb-sink (host: libduckdb)"),
+    (
+        "DuckDBToDuckDB",
+        "duckdb (host: libduckdb) → duckdb-sink (host: libduckdb)",
+    ),
 ];
 
 /// Every route, in the config crate's order: the Python tool's as it lists them, then the

@@ -63,3 +63,17 @@ pub(crate) mod duckdb {
 }
 
 pub(crate) use duckdb::ldp::plugin::duckdb as wit_duckdb;
+
+/// The `duckdb-sink-plugin` world: a sink that imports the host's `duckdb-write` interface.
+pub(crate) mod duckdb_sink {
+    wasmtime::component::bindgen!({
+        world: "duckdb-sink-plugin",
+        path: "../../wit",
+        with: {
+            "ldp:plugin/types": crate::bindings::source::ldp::plugin::types,
+            "ldp:plugin/log": crate::bindings::source::ldp::plugin::log,
+        },
+    });
+}
+
+pub(crate) use duckdb_sink::ldp::plugin::duckdb_write as wit_duckdb_write;

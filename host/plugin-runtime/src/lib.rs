@@ -17,7 +17,8 @@
 //! host and every other instance go on.
 //!
 //! The host's side of the interfaces plugins import lives in `host/`, one module per interface.
-//! DuckDB queries (`ldp:plugin/duckdb`) are answered by a [`DuckdbEngine`] passed in
+//! DuckDB queries (`ldp:plugin/duckdb`) and tables (`ldp:plugin/duckdb-write`) are answered by a
+//! [`DuckdbEngine`] passed in
 //! [`RuntimeOptions`]: the runtime itself does not link DuckDB.
 //!
 //! Compiled code is cached in [`default_cache_dir`], keyed by the component's sha256, the
@@ -44,7 +45,7 @@ mod transform;
 pub use cache::{default_cache_dir, sha256_hex, wasmtime_version};
 pub use check::{CheckContext, CheckResult, CheckStream};
 pub use error::{ErrorKind, Limit, MAX_PLUGIN_TEXT_BYTES, Result, RuntimeError};
-pub use host::{DuckdbEngine, DuckdbLimits, DuckdbQuery, HostCallError};
+pub use host::{DuckdbEngine, DuckdbLimits, DuckdbQuery, DuckdbTableWriter, HostCallError};
 pub use inspect::{FileFormat, Inspection, file_format};
 pub use limits::{Grants, Limits, Sandbox};
 pub use plugin::{Plugin, PluginInfo, PluginKind};

@@ -144,7 +144,7 @@ impl Plugin {
             .map_err(|e| {
                 not_a_plugin(format!(
                     "it needs imports that ldp does not provide (ldp gives WASI 0.2, \
-                     ldp:plugin/log and ldp:plugin/duckdb): {e:#}"
+                     ldp:plugin/log, ldp:plugin/duckdb and ldp:plugin/duckdb-write): {e:#}"
                 ))
             })?;
         let contract = |e: wasmtime::Error| {

@@ -95,6 +95,11 @@ impl Runtime {
             .map_err(|e| RuntimeError::engine("cannot link ldp:plugin/types", e))?;
         bindings::wit_duckdb::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |s| s)
             .map_err(|e| RuntimeError::engine("cannot link ldp:plugin/duckdb", e))?;
+        bindings::wit_duckdb_write::add_to_linker::<HostState, HasSelf<HostState>>(
+            &mut linker,
+            |s| s,
+        )
+        .map_err(|e| RuntimeError::engine("cannot link ldp:plugin/duckdb-write", e))?;
 
         let stop = Arc::new(AtomicBool::new(false));
         spawn_ticker(engine.clone(), stop.clone());

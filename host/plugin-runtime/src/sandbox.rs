@@ -23,6 +23,8 @@ pub(crate) struct HostState {
     net: NetGuard,
     /// The DuckDB query of a `duckdb-source-plugin` instance (made on first use).
     duckdb: Option<crate::host::duckdb::DuckdbState>,
+    /// The DuckDB table of a `duckdb-sink-plugin` instance (made on first use).
+    duckdb_write: Option<crate::host::duckdb_write::DuckdbWriteState>,
     /// The engine that answers DuckDB queries, when the runtime has one.
     duckdb_engine: Option<Arc<dyn crate::host::DuckdbEngine>>,
     sandbox: Sandbox,
@@ -162,6 +164,7 @@ impl HostState {
                 refused: Arc::new(Mutex::new(None)),
             },
             duckdb: None,
+            duckdb_write: None,
             duckdb_engine,
             sandbox: sandbox.clone(),
         })
@@ -172,6 +175,14 @@ impl HostState {
         let (sandbox, engine) = (&self.sandbox, &self.duckdb_engine);
         self.duckdb
             .get_or_insert_with(|| crate::host::duckdb::DuckdbState::new(sandbox, engine.clone()))
+    }
+
+    /// The instance's DuckDB table state, made from its sandbox on first use.
+    pub(crate) fn duckdb_write_mut(&mut self) -> &mut crate::host::duckdb_write::DuckdbWriteState {
+        let (sandbox, engine) = (&self.sandbox, &self.duckdb_engine);
+        self.duckdb_write.get_or_insert_with(|| {
+            crate::host::duckdb_write::DuckdbWriteState::new(sandbox, engine.clone())
+        })
     }
 
     /// The first `host:port` the network guard refused, if it refused one.

@@ -13,6 +13,7 @@ mod demo;
 mod docs;
 mod duckdb;
 mod duckdb_sql;
+mod duckdb_target;
 mod events;
 mod evolution;
 mod formats;

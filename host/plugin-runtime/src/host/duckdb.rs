@@ -39,6 +39,39 @@ pub trait DuckdbEngine: Send + Sync {
         sql: &str,
         limits: DuckdbLimits,
     ) -> Result<Box<dyn DuckdbQuery>, HostCallError>;
+
+    /// Opens `table` of the DuckDB file `file` (its folder already checked against the
+    /// sandbox's write grant) for `schema`'s batches: `replace` replaces a table of that name,
+    /// otherwise the batches are appended to it.
+    ///
+    /// # Errors
+    ///
+    /// A [`HostCallError`] the plugin receives as its call's error.
+    fn write_table(
+        &self,
+        file: &Path,
+        table: &str,
+        replace: bool,
+        schema: SchemaRef,
+        limits: DuckdbLimits,
+    ) -> Result<Box<dyn DuckdbTableWriter>, HostCallError>;
+}
+
+/// A table being written for a plugin of the `duckdb-sink-plugin` world.
+pub trait DuckdbTableWriter: Send {
+    /// Appends one batch.
+    ///
+    /// # Errors
+    ///
+    /// A [`HostCallError`] the plugin receives as its call's error.
+    fn write(&mut self, batch: RecordBatch) -> Result<(), HostCallError>;
+
+    /// Finishes the table and closes the file; returns the rows written.
+    ///
+    /// # Errors
+    ///
+    /// A [`HostCallError`] the plugin receives as its call's error.
+    fn close(self: Box<Self>) -> Result<u64, HostCallError>;
 }
 
 /// An open query: its schema, then its batches.
@@ -114,7 +147,7 @@ impl DuckdbState {
     }
 }
 
-fn plugin_error(error: HostCallError) -> wit::PluginError {
+pub(crate) fn plugin_error(error: HostCallError) -> wit::PluginError {
     let kind = match error.kind {
         ErrorKind::Config | ErrorKind::NotAPlugin => wit::ErrorKind::Config,
         ErrorKind::Data => wit::ErrorKind::Data,

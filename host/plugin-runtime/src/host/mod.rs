@@ -3,7 +3,8 @@
 //! [`crate::sandbox::HostState`].
 
 pub(crate) mod duckdb;
+pub(crate) mod duckdb_write;
 mod log;
 mod types;
 
-pub use duckdb::{DuckdbEngine, DuckdbLimits, DuckdbQuery, HostCallError};
+pub use duckdb::{DuckdbEngine, DuckdbLimits, DuckdbQuery, DuckdbTableWriter, HostCallError};
