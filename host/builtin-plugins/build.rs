@@ -15,6 +15,7 @@ use std::process::Command;
 /// Plugins embedded in the `ldp` binary, by plugin name (the component file stem is the name
 /// with `-` as `_`: `events-jsonl` is `events_jsonl.wasm`).
 const BUILTIN: &[&str] = &[
+    "bigquery",
     "checks",
     "csv",
     "csv-sink",
@@ -60,6 +61,7 @@ fn main() {
         "plugins/Cargo.toml",
         "plugins/Cargo.lock",
         "plugins/.cargo/config.toml",
+        "plugins/bigquery",
         "plugins/checks",
         "plugins/csv",
         "plugins/xlsx",

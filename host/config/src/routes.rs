@@ -38,10 +38,11 @@ pub const PIPELINE_ROUTES: [PipelineRoute; 8] = [
 
 /// The routes ldp runs beyond the Python tool's: every file format into a table, tables into
 /// tables, files and DuckDB queries into files, and tables and files into newline-delimited
-/// JSON, into XLSX workbooks and into tables of DuckDB files. `ldp plan`
+/// JSON, into XLSX workbooks and into tables of DuckDB files, and BigQuery queries into tables.
+/// `ldp plan`
 /// accepts them; its error for an unknown route lists the Python tool's routes only, as the
 /// Python tool words it.
-pub const LDP_ROUTES: [PipelineRoute; 29] = [
+pub const LDP_ROUTES: [PipelineRoute; 30] = [
     route(Format::Json, Format::Iceberg, None, "JSONToIceberg"),
     route(Format::Iceberg, Format::Iceberg, None, "IcebergToIceberg"),
     route(Format::Csv, Format::Parquet, None, "CSVToParquet"),
@@ -71,6 +72,12 @@ pub const LDP_ROUTES: [PipelineRoute; 29] = [
     route(Format::Xlsx, Format::DuckDb, None, "ExcelToDuckDB"),
     route(Format::Iceberg, Format::DuckDb, None, "IcebergToDuckDB"),
     route(Format::DuckDb, Format::DuckDb, None, "DuckDBToDuckDB"),
+    route(
+        Format::Json,
+        Format::Iceberg,
+        Some("BIGQUERY"),
+        "BigQueryToIceberg",
+    ),
 ];
 
 const fn route(

@@ -122,7 +122,7 @@ fn block_keys(section: Section, block: &Map<String, Value>) -> Vec<&'static str>
                     keys.push(crate::block::DUCKDB_INPUTS_KEY);
                 }
                 Format::Xlsx => keys.extend(["sheet", "header_row"]),
-                Format::Json => keys.push("credentials"),
+                Format::Json => keys.extend(["credentials", "endpoint"]),
                 _ => {}
             }
         }

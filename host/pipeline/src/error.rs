@@ -42,6 +42,15 @@ pub enum Error {
         /// The mode asked for (`--mode`).
         mode: ldp_config::WriteMode,
     },
+    /// A BigQuery source's credentials or query file are wrong, or its token could not be had
+    /// (`transient`: the token endpoint did not answer, or answered with a server error).
+    #[error("{message}")]
+    BigQuery {
+        /// Which file or endpoint, and what to do.
+        message: String,
+        /// Whether another attempt may succeed.
+        transient: bool,
+    },
     /// The source file is not there (yet): a workflow retries it, since a drop may land late.
     #[error("{message}")]
     SourceMissing {
@@ -217,7 +226,11 @@ impl Error {
             Error::Config(_)
             | Error::Unsupported { .. }
             | Error::FileTargetMode { .. }
+            | Error::BigQuery {
+                transient: false, ..
+            }
             | Error::PluginFile { .. } => ErrorKind::Config,
+            Error::BigQuery { .. } => ErrorKind::Source,
             Error::Source { .. }
             | Error::DuplicateColumn { .. }
             | Error::SourceMissing { .. }
@@ -278,6 +291,7 @@ impl Error {
             | Error::Transform { source, .. }
             | Error::Sink { source, .. } => source.is_retryable(),
             Error::Lock { .. } | Error::SourceMissing { .. } => true,
+            Error::BigQuery { transient, .. } => *transient,
             Error::Storage { source, .. } => source.is_retryable(),
             Error::Table(e) if e.kind() == ldp_table::ErrorKind::Fenced => false,
             _ => self.is_retryable(),

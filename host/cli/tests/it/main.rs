@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 mod agent_transforms;
 mod backfill;
+mod bigquery;
 mod catalogs;
 mod cluster;
 mod datasets;

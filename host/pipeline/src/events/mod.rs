@@ -255,6 +255,7 @@ pub(crate) fn error_type(error: &Error) -> &'static str {
             "SourceError"
         }
         Error::SourceMissing { .. } => "FileNotFoundError",
+        Error::BigQuery { .. } => "SourceError",
         Error::Storage { source, .. } if source.kind().is_config() => "ConfigError",
         Error::Storage { .. } => "OSError",
         Error::Sink { .. } => "SinkError",

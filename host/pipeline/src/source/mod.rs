@@ -1,8 +1,10 @@
 //! A config's source, read on its own thread and handed to the writer as Arrow batches: a file
-//! read by a plugin in the sandbox ([`plugin`]), an Iceberg table read by the host at its
+//! read by a plugin in the sandbox ([`plugin`]), a BigQuery query's result read by a plugin
+//! granted the API only ([`bigquery`]), an Iceberg table read by the host at its
 //! current snapshot ([`iceberg`]), or a DuckDB query the host runs over the tables of other
 //! configs ([`inputs`]).
 
+mod bigquery;
 pub(crate) mod iceberg;
 pub mod inputs;
 mod plugin;

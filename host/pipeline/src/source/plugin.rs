@@ -53,6 +53,9 @@ pub(crate) struct PluginSource {
     /// decompressed into (the plugin reads `path` in
     /// it); removed when the last clone of the source is dropped, after the run.
     pub download: Option<crate::object::Downloaded>,
+    /// `host:port` pairs a built-in plugin may reach (a BigQuery source's API); a source with
+    /// any gets no folder.
+    pub net: Vec<String>,
 }
 
 impl PluginSource {
@@ -64,6 +67,9 @@ impl PluginSource {
             .map_err(|message| Error::PluginFile { message })?;
         if let Some(spec) = spec {
             return Self::from_file(config, &spec);
+        }
+        if block.format == Format::Json && block.engine.as_deref() == Some("BIGQUERY") {
+            return super::bigquery::resolve(config);
         }
         let Some(path) = block.path.as_deref() else {
             return Err(Error::Unsupported {
@@ -154,6 +160,7 @@ impl PluginSource {
             what: format!("source {} ({} {shown})", block.name, block.format.as_str()),
             path: file,
             download,
+            net: Vec::new(),
         })
     }
 
@@ -203,6 +210,7 @@ impl PluginSource {
             },
             path,
             download: None,
+            net: Vec::new(),
         })
     }
 
@@ -214,6 +222,15 @@ impl PluginSource {
             return Sandbox {
                 grants: grants.clone(),
                 limits: limits.clone(),
+            };
+        }
+        if !self.net.is_empty() {
+            return Sandbox {
+                grants: Grants {
+                    net: self.net.clone(),
+                    ..Grants::default()
+                },
+                ..Sandbox::default()
             };
         }
         let folder = match &self.download {
