@@ -134,6 +134,17 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Say whether each table of a lake is well: one line per table with its freshness, last
+    /// run and gates, and the verdict of each monitor its config sets (metadata.monitors).
+    ///
+    /// DIR is a folder of dataset configs (read one level deep, *.json); CONFIG a config. Each
+    /// config with an Iceberg target gives one line. Monitors are evaluated from the table's
+    /// snapshots and its recorded runs (as `ldp runs` reads them), never from its data. Exits 0
+    /// when no monitor is breached, 3 when one is (so cron and CI can act on it), 1 when a
+    /// config named on the command line cannot be read. Reads only: never creates a catalog.
+    ///
+    /// Example: ldp status examples/ --json
+    Status(StatusArgs),
     /// Show the runs a pipeline recorded (its run events), newest first.
     ///
     /// With a config: from the `_ldp.runs` table of its Iceberg catalog (the `iceberg` event
@@ -896,6 +907,17 @@ pub struct PlanArgs {
     /// than a warning.
     #[arg(long)]
     pub strict: bool,
+}
+
+/// `ldp status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Folders of dataset configs, or configs.
+    #[arg(value_name = "DIR|CONFIG", required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Print JSON instead of lines.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ldp runs`.

@@ -108,6 +108,8 @@ pub enum Task {
     },
     /// `ldp runs`.
     Runs(RunsSettings),
+    /// `ldp status`.
+    Status(crate::args::StatusArgs),
     /// `ldp commits`.
     Commits {
         /// The config file.
@@ -419,6 +421,7 @@ impl Settings {
                 kind: ldp_config::parse_kind(&kind).map_err(SettingsError::Kind)?,
             },
             Command::Runs(args) => Task::Runs(args),
+            Command::Status(args) => Task::Status(args),
             Command::Commits {
                 config,
                 key,

@@ -97,6 +97,7 @@ mod json_schema;
 mod keys;
 mod kind;
 mod model;
+pub mod monitors;
 mod observability;
 mod parse;
 mod partition;

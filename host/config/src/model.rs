@@ -90,6 +90,8 @@ pub struct Metadata {
     pub transforms: Vec<crate::transforms::TransformSpec>,
     /// `metadata.docs`: the table's contract (an ldp extension of the Python tool's 0.1.3).
     pub docs: Option<crate::docs::Contract>,
+    /// `metadata.monitors`: what `ldp status` checks (an ldp extension; none when absent).
+    pub monitors: crate::monitors::Monitors,
     /// Metadata keys this crate does not know (e.g. `lineage`), kept as written: they are
     /// accepted silently and hashed.
     pub extra: Map<String, Value>,

@@ -140,6 +140,7 @@ pub(crate) struct Sections {
     sinks: Option<Vec<SinkSpec>>,
     transforms: Option<Vec<TransformSpec>>,
     docs: Option<Option<crate::docs::Contract>>,
+    monitors: Option<crate::monitors::Monitors>,
 }
 
 /// Checks the metadata sections in the order of `mode` (the validator's order for `Plan`;
@@ -160,6 +161,7 @@ pub(crate) fn check_sections(
         sinks: None,
         transforms: None,
         docs: None,
+        monitors: None,
     };
     let source = |problems: &mut Problems| {
         check_block(problems, metadata.get("source"), Section::Source, mode)
@@ -199,6 +201,7 @@ pub(crate) fn check_sections(
     let text = |key: &str| spec.get(key).and_then(Value::as_str);
     sections.docs =
         crate::docs::check_docs(problems, metadata.get("docs"), text("who"), text("when"));
+    sections.monitors = crate::monitors::check_monitors(problems, metadata.get("monitors"));
     sections
 }
 
@@ -228,8 +231,9 @@ fn check_schedule(
     }
 }
 
-pub(crate) const METADATA_KEYS: [&str; 9] = [
+pub(crate) const METADATA_KEYS: [&str; 10] = [
     "docs",
+    "monitors",
     "transforms",
     "source",
     "target",
@@ -263,6 +267,7 @@ pub(crate) fn assemble(document: &Value, sections: Sections) -> Option<Config> {
             window: sections.window?,
             transforms: sections.transforms?,
             docs: sections.docs?,
+            monitors: sections.monitors?,
             extra: metadata
                 .iter()
                 .filter(|(key, _)| !METADATA_KEYS.contains(&key.as_str()))

@@ -29,9 +29,10 @@ use crate::python::{py_strip, truthy};
 use crate::spec_path::normalise_spec_path;
 
 /// The `metadata` keys that do not change what a run does, so the hash ignores them.
-/// `docs` (the table's contract) is ldp's: the Python tool 0.1.3 hashes it as an unknown key,
+/// `docs` (the table's contract) and `monitors` are ldp's: the Python tool 0.1.3 hashes them as unknown keys,
 /// so a config with a contract has another spec hash there; one without has the same.
-pub const HASH_EXCLUDED_METADATA: [&str; 4] = ["observability", "schedule", "retries", "docs"];
+pub const HASH_EXCLUDED_METADATA: [&str; 5] =
+    ["observability", "schedule", "retries", "docs", "monitors"];
 
 const UPPER_KEYS: [&str; 2] = ["format", "engine"];
 const LOWER_KEYS: [&str; 4] = ["write_mode", "on_failure", "transform", "type"];

@@ -20,6 +20,7 @@ mod scaffold;
 mod schedule;
 mod schema;
 mod snapshots;
+mod status;
 mod transform;
 mod workflow;
 
@@ -34,6 +35,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::Plan(args) => plan::run(args),
         Task::Schema { kind } => schema::run(*kind),
         Task::Runs(settings) => runs::run(settings),
+        Task::Status(args) => status::run(args),
         Task::Commits {
             config,
             key,

@@ -38,7 +38,7 @@ pub fn run(settings: &RunsSettings) -> anyhow::Result<u8> {
 /// file (or `--jsonl`) as given; for a config, `_ldp.runs` of its Iceberg catalog when that
 /// catalog exists and the table has its events, or it lists an `iceberg` sink, or no `jsonl`
 /// sink; else its JSONL file. Nothing is created while looking.
-fn load(settings: &RunsSettings) -> anyhow::Result<(Vec<Event>, String)> {
+pub(crate) fn load(settings: &RunsSettings) -> anyhow::Result<(Vec<Event>, String)> {
     let run = settings.run.as_deref();
     let path = &settings.target;
     let is_jsonl = path

@@ -40,6 +40,7 @@ mod script_interface;
 mod sinks;
 mod source_options;
 mod staged;
+mod status;
 mod tables;
 mod torture;
 mod transforms;
@@ -120,9 +121,17 @@ fn plugins_json_has_config_schemas() {
     let out = ldp(&["plugins", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let csv = &list[1];
-    assert_eq!(list[0]["name"], "checks");
-    assert_eq!(list[0]["kind"], "check");
+    let named = |name: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let csv = named("csv");
+    assert_eq!(list[0]["name"], "bigquery");
+    assert_eq!(named("checks")["kind"], "check");
     assert_eq!(csv["name"], "csv");
     assert_eq!(csv["kind"], "source");
     assert_eq!(csv["config_schema"]["required"][0], "path");
@@ -217,8 +226,9 @@ fn usage_errors_exit_1_and_unknown_plugins_are_named() {
     let out = ldp(&["plugins", "run", "nope"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out)
-            .starts_with("ldp: error: no built-in plugin is named 'nope' (built-in: checks, csv"),
+        stderr(&out).starts_with(
+            "ldp: error: no built-in plugin is named 'nope' (built-in: bigquery, checks, csv"
+        ),
         "{}",
         stderr(&out)
     );

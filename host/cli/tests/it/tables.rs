@@ -449,11 +449,11 @@ fn two_appends_started_together_both_land() {
 fn pipelines_and_version() {
     let text = ok(&ldp(&["pipelines"]));
     assert!(
-        text.starts_with("source   target   engine    pipeline          plugin"),
+        text.starts_with("source   target   engine    pipeline           plugin"),
         "{text}"
     );
     assert!(
-        text.contains("CSV      ICEBERG  -         CSVToIceberg      csv\n"),
+        text.contains("CSV      ICEBERG  -         CSVToIceberg       csv\n"),
         "{text}"
     );
     let text = ok(&ldp(&["--version"]));

@@ -1,0 +1,203 @@
+//! `ldp status DIR|CONFIG… [--json]`: one line per table of a lake, with its freshness, its last
+//! run and gates, and the verdicts of its monitors ([`ldp_monitor`]); exit 3 when a monitor is
+//! breached.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ldp_config::Config;
+use ldp_events::runs::summarize_runs;
+use ldp_monitor::{Facts, RunFact, SnapshotFact, Verdict, age_text};
+use ldp_pipeline::TargetTable;
+use serde_json::{Value, json};
+
+use crate::args::StatusArgs;
+
+/// The exit code when a monitor is breached.
+const BREACHED: u8 = 3;
+
+/// One table's status.
+struct Status {
+    config: PathBuf,
+    table: String,
+    snapshots: usize,
+    last_snapshot_ms: Option<i64>,
+    last_run: Option<Value>,
+    verdicts: Vec<Verdict>,
+}
+
+impl Status {
+    fn breached(&self) -> bool {
+        self.verdicts.iter().any(|v| v.breached)
+    }
+}
+
+/// Prints the status of each table; 3 when a monitor is breached.
+pub fn run(args: &StatusArgs) -> anyhow::Result<u8> {
+    let now_ms = jiff::Timestamp::now().as_millisecond();
+    let mut statuses = Vec::new();
+    for (file, config) in configs(&args.paths)? {
+        if !config.target().is_iceberg() {
+            continue;
+        }
+        statuses.push(status(&file, &config, now_ms)?);
+    }
+    let breached = statuses.iter().filter(|s| s.breached()).count();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let tables: Vec<Value> = statuses.iter().map(|s| to_json(s, now_ms)).collect();
+        let doc = json!({"ok": breached == 0, "breached": breached, "tables": tables});
+        writeln!(out, "{}", super::json_text(&doc)?)?;
+    } else {
+        for status in &statuses {
+            writeln!(out, "{}", line(status, now_ms))?;
+        }
+        writeln!(
+            out,
+            "{} table(s), {breached} with a breached monitor",
+            statuses.len()
+        )?;
+    }
+    Ok(if breached > 0 { BREACHED } else { 0 })
+}
+
+/// The configs of `paths`: a folder's `*.json` (sorted; one that is not a config is skipped with
+/// a warning), a file as named (an error when it is not a config).
+fn configs(paths: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, Config)>> {
+    let mut found = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(path)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+                .collect();
+            files.sort();
+            for file in files {
+                match ldp_pipeline::open_config(&file) {
+                    Ok(config) => found.push((file, config)),
+                    Err(e) => tracing::warn!("skipping {}: {e}", file.display()),
+                }
+            }
+        } else {
+            found.push((path.clone(), ldp_pipeline::open_config(path)?));
+        }
+    }
+    Ok(found)
+}
+
+fn status(file: &Path, config: &Config, now_ms: i64) -> anyhow::Result<Status> {
+    let target = TargetTable::resolve(config, config.target())?;
+    let mut facts = Facts {
+        now_ms,
+        ..Facts::default()
+    };
+    if target.catalog_may_exist()
+        && let Ok(table) = target.load()
+    {
+        for snapshot in table.snapshots() {
+            let columns = table
+                .arrow_schema_at(Some(snapshot.snapshot_id))
+                .map(|schema| {
+                    schema
+                        .fields()
+                        .iter()
+                        .map(|f| (f.name().clone(), f.data_type().to_string()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            facts.snapshots.push(SnapshotFact {
+                timestamp_ms: snapshot.timestamp_ms,
+                added_rows: snapshot
+                    .summary
+                    .get("added-records")
+                    .and_then(|v| v.parse().ok()),
+                columns,
+            });
+        }
+    }
+    let settings = crate::settings::RunsSettings {
+        target: file.to_path_buf(),
+        jsonl: None,
+        run: None,
+        events: false,
+        attempts: false,
+        limit: usize::MAX,
+        json: false,
+    };
+    let (events, _) = super::runs::load(&settings)?;
+    let mut runs = summarize_runs(&events, true);
+    runs.retain(|r| !r.is_workflow);
+    runs.sort_by_key(|r| r.started_at);
+    facts.runs = runs
+        .iter()
+        .map(|r| RunFact {
+            status: r.status.as_str().unwrap_or("running").to_string(),
+        })
+        .collect();
+    let last_run = runs.last().map(|r| {
+        json!({"run_id": r.run_id, "status": r.status, "started_at": r.started_at.to_string(),
+               "started_at_ms": r.started_at.as_millisecond(), "checks": r.checks,
+               "rows_written": r.rows_written})
+    });
+    Ok(Status {
+        config: file.to_path_buf(),
+        table: target.identifier(),
+        snapshots: facts.snapshots.len(),
+        last_snapshot_ms: facts.snapshots.last().map(|s| s.timestamp_ms),
+        last_run,
+        verdicts: ldp_monitor::evaluate(&config.metadata.monitors, &facts),
+    })
+}
+
+/// `nyc.rides  BREACHED  published 2h 3m ago  last run published 2h ago (checks 3/3)  freshness
+/// BREACHED: …; volume ok: …`.
+fn line(status: &Status, now_ms: i64) -> String {
+    let state = if status.breached() { "BREACHED" } else { "ok" };
+    let published = match status.last_snapshot_ms {
+        Some(ms) => format!("published {} ago", age_text((now_ms - ms) / 1000)),
+        None => "no snapshot".to_string(),
+    };
+    let run = match &status.last_run {
+        Some(run) => {
+            let age = run["started_at_ms"].as_i64().map_or(String::new(), |ms| {
+                format!(" {} ago", age_text((now_ms - ms) / 1000))
+            });
+            let checks = run["checks"]
+                .as_str()
+                .filter(|c| !c.ends_with("/0"))
+                .map_or(String::new(), |c| format!(" (checks {c})"));
+            format!(
+                "last run {}{age}{checks}",
+                run["status"].as_str().unwrap_or("?")
+            )
+        }
+        None => "no run recorded".to_string(),
+    };
+    let monitors: Vec<String> = status
+        .verdicts
+        .iter()
+        .map(|v| {
+            let verdict = if v.breached { "BREACHED" } else { "ok" };
+            format!("{} {verdict}: {}", v.monitor, v.detail)
+        })
+        .collect();
+    let monitors = if monitors.is_empty() {
+        "no monitors".to_string()
+    } else {
+        monitors.join("; ")
+    };
+    format!("{}  {state}  {published}  {run}  {monitors}", status.table)
+}
+
+fn to_json(status: &Status, now_ms: i64) -> Value {
+    json!({
+        "table": status.table,
+        "config": status.config.display().to_string(),
+        "ok": !status.breached(),
+        "snapshots": status.snapshots,
+        "last_snapshot_ms": status.last_snapshot_ms,
+        "age_s": status.last_snapshot_ms.map(|ms| (now_ms - ms) / 1000),
+        "last_run": status.last_run,
+        "monitors": status.verdicts,
+    })
+}

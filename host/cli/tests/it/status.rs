@@ -1,0 +1,176 @@
+//! `ldp status`: a lake whose tables are well exits 0; each monitor breached once (a table never
+//! loaded is stale, a load below its volume band, a column added, a run blocked by its gate)
+//! exits 3 and says which, in lines and in `--json`.
+
+use std::path::Path;
+
+use super::{ldp, rides_workdir, stderr, stdout};
+
+/// A config of table `name` loading `csv` with `monitors` and `extra` metadata; run events go to
+/// the JSONL sink, which `ldp status` reads as `ldp runs` does.
+fn config(name: &str, csv: &str, monitors: &str, extra: &str) -> String {
+    format!(
+        r#"{{"identifier": "{name}", "metadata": {{
+  "source": {{"name": "{name}", "format": "CSV", "path": "{csv}"}},
+  "target": {{"name": "{name}", "format": "ICEBERG", "catalog": {{"identifier": "nyc", "warehouse_path": "warehouse"}}}},
+  "observability": {{"sinks": [{{"type": "jsonl", "path": ".ldp/{name}.jsonl"}}]}},
+  "monitors": {monitors}{extra}}}}}"#
+    )
+}
+
+fn write(dir: &Path, file: &str, text: &str) -> String {
+    let path = dir.join(file);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn status(dir: &Path, json: bool) -> (Option<i32>, String) {
+    let folder = dir.join("lake");
+    let mut args = vec!["status", folder.to_str().unwrap()];
+    if json {
+        args.push("--json");
+    }
+    let out = ldp(&args);
+    (
+        out.status.code(),
+        format!("{}{}", stdout(&out), stderr(&out)),
+    )
+}
+
+#[test]
+fn a_lake_that_is_well_exits_0_and_each_breached_monitor_exits_3() {
+    let dir = rides_workdir("{}");
+    let d = dir.path();
+    std::fs::create_dir(d.join("lake")).unwrap();
+    let every = r#"{"freshness": {"max_age": "1h"}, "volume": {"min_rows": 1}, "schema_drift": true, "failure_streak": 1}"#;
+    let rides = write(
+        d,
+        "lake/rides.json",
+        &config("rides", "../data/rides.csv", every, ""),
+    );
+    let out = ldp(&["run", &rides]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (code, text) = status(d, false);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("nyc.rides  ok  published "), "{text}");
+    assert!(text.contains("last run published"), "{text}");
+    assert!(text.contains("volume ok: 20 rows added"), "{text}");
+    assert!(
+        text.contains("1 table(s), 0 with a breached monitor"),
+        "{text}"
+    );
+
+    // Freshness: a table never loaded has no snapshot.
+    let stale = config(
+        "stale",
+        "../data/rides.csv",
+        r#"{"freshness": {"max_age": "26h"}}"#,
+        "",
+    );
+    write(d, "lake/stale.json", &stale);
+    // Volume: 20 rows against a band of at least 100.
+    let small = config(
+        "small",
+        "../data/rides.csv",
+        r#"{"volume": {"min_rows": 100}}"#,
+        "",
+    );
+    let small = write(d, "lake/small.json", &small);
+    assert_eq!(ldp(&["run", &small]).status.code(), Some(0));
+    // Schema drift: the rides again with a column more.
+    let wider: String = std::fs::read_to_string(d.join("data/rides.csv"))
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                format!("{l},\"tip\"\n")
+            } else {
+                format!("{l},1.5\n")
+            }
+        })
+        .collect();
+    std::fs::write(d.join("data/wider.csv"), wider).unwrap();
+    let drift = config(
+        "drift",
+        "../data/rides.csv",
+        r#"{"schema_drift": true}"#,
+        "",
+    );
+    let drift_file = write(d, "lake/drift.json", &drift);
+    assert_eq!(ldp(&["run", &drift_file]).status.code(), Some(0));
+    write(
+        d,
+        "lake/drift.json",
+        &config(
+            "drift",
+            "../data/wider.csv",
+            r#"{"schema_drift": true}"#,
+            "",
+        ),
+    );
+    let out = ldp(&["run", &drift_file]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Failure streak: a run its gate blocks.
+    let gate = r#", "quality": {"checks": [{"check": "row_count", "min": 1000000}]}"#;
+    let blocked = config(
+        "blocked",
+        "../data/rides.csv",
+        r#"{"failure_streak": 1}"#,
+        gate,
+    );
+    let blocked = write(d, "lake/blocked.json", &blocked);
+    assert_eq!(ldp(&["run", &blocked]).status.code(), Some(3));
+
+    let (code, text) = status(d, false);
+    assert_eq!(code, Some(3), "{text}");
+    for expected in [
+        "nyc.stale  BREACHED  no snapshot  no run recorded  freshness BREACHED: no snapshot yet (max age 1d 2h)",
+        "nyc.small  BREACHED",
+        "volume BREACHED: 20 rows added: below min_rows 100",
+        "nyc.drift  BREACHED",
+        "schema_drift BREACHED: added tip",
+        "nyc.blocked  BREACHED",
+        "last run blocked_quality",
+        "failure_streak BREACHED: 1 failed or blocked run(s) in a row (max 0)",
+        "nyc.rides  ok",
+        "5 table(s), 4 with a breached monitor",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not in:\n{text}");
+    }
+
+    let (code, text) = status(d, true);
+    assert_eq!(code, Some(3), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["ok"], false);
+    assert_eq!(doc["breached"], 4);
+    let drift = doc["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["table"] == "nyc.drift")
+        .unwrap();
+    assert_eq!(drift["snapshots"], 2);
+    assert_eq!(drift["monitors"][0]["monitor"], "schema_drift");
+    assert_eq!(drift["monitors"][0]["value"]["added"][0], "tip");
+
+    // A monitor the config gets wrong is named by `ldp plan`, at its key.
+    let bad = config(
+        "bad",
+        "../data/rides.csv",
+        r#"{"freshness": {"max_age": "soon"}}"#,
+        "",
+    );
+    let bad = write(d, "bad.json", &bad);
+    let out = ldp(&["plan", &bad]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out)
+            .contains("metadata.monitors.freshness.max_age: must be a whole number and a unit")
+            || stderr(&out)
+                .contains("metadata.monitors.freshness.max_age: must be a whole number and a unit"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}

@@ -1,0 +1,98 @@
+use super::*;
+
+const HOUR_MS: i64 = 3_600_000;
+
+fn snapshot(hours_ago: i64, rows: u64, columns: &[(&str, &str)]) -> SnapshotFact {
+    SnapshotFact {
+        timestamp_ms: 100 * HOUR_MS - hours_ago * HOUR_MS,
+        added_rows: Some(rows),
+        columns: columns
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect(),
+    }
+}
+
+fn run(status: &str) -> RunFact {
+    RunFact {
+        status: status.into(),
+    }
+}
+
+fn monitors() -> Monitors {
+    Monitors {
+        freshness_max_age_s: Some(26 * 3_600),
+        volume: Some(Volume {
+            min_rows: Some(1),
+            max_rows: None,
+            max_change_pct: Some(50.0),
+            trailing: 3,
+        }),
+        schema_drift: true,
+        failure_streak: Some(2),
+    }
+}
+
+#[test]
+fn a_healthy_table_breaches_nothing() {
+    let cols = [("id", "long"), ("fare", "double")];
+    let facts = Facts {
+        now_ms: 100 * HOUR_MS,
+        snapshots: vec![
+            snapshot(72, 100, &cols),
+            snapshot(48, 110, &cols),
+            snapshot(24, 90, &cols),
+            snapshot(2, 105, &cols),
+        ],
+        runs: vec![run("failed"), run("published")],
+    };
+    let verdicts = evaluate(&monitors(), &facts);
+    assert_eq!(verdicts.len(), 4);
+    assert!(verdicts.iter().all(|v| !v.breached), "{verdicts:#?}");
+    assert_eq!(verdicts[0].detail, "published 2h 0m ago (max 1d 2h)");
+}
+
+#[test]
+fn each_monitor_breaches_on_its_own_fact() {
+    let cols = [("id", "long"), ("fare", "double")];
+    let drifted = [("id", "string"), ("city", "string")];
+    let facts = Facts {
+        now_ms: 100 * HOUR_MS,
+        snapshots: vec![
+            snapshot(72, 100, &cols),
+            snapshot(50, 100, &cols),
+            snapshot(30, 300, &drifted),
+        ],
+        runs: vec![run("published"), run("blocked_quality"), run("failed")],
+    };
+    let verdicts = evaluate(&monitors(), &facts);
+    let breached: Vec<&str> = verdicts
+        .iter()
+        .filter(|v| v.breached)
+        .map(|v| v.monitor)
+        .collect();
+    assert_eq!(
+        breached,
+        ["freshness", "volume", "schema_drift", "failure_streak"]
+    );
+    assert_eq!(
+        verdicts[1].detail,
+        "300 rows added: 200% off the median 100 of the 2 snapshots before (max 50%)"
+    );
+    assert_eq!(
+        verdicts[2].detail,
+        "added city; dropped fare; retyped id (long -> string)"
+    );
+    assert_eq!(verdicts[3].value["streak"], 2);
+}
+
+#[test]
+fn a_table_without_snapshots_is_stale_and_nothing_else() {
+    let verdicts = evaluate(&monitors(), &Facts::default());
+    let breached: Vec<&str> = verdicts
+        .iter()
+        .filter(|v| v.breached)
+        .map(|v| v.monitor)
+        .collect();
+    assert_eq!(breached, ["freshness"]);
+}
