@@ -8,29 +8,16 @@ use std::process::Command;
 
 use super::duckdb::ldp;
 use super::interop::python;
-use super::{files_under, rides, rides_workdir, stderr, stdout};
+use super::sinks::{config, ldp_on_with, no_staging_left};
+use super::{rides, rides_workdir};
 
 const TABLE: &str = r#"{"name": "rides", "format": "ICEBERG",
   "catalog": {"identifier": "nyc", "type": "local", "warehouse_path": "warehouse"}}"#;
 const CSV: &str = r#"{"name": "rides", "format": "CSV", "path": "data/rides.csv"}"#;
 
-fn config(source: &str, target: &str, extra: &str) -> String {
-    format!(
-        r#"{{"identifier": "rides", "metadata": {{"source": {source}, "target": {target}{extra}}}}}"#
-    )
-}
-
-/// Writes `name` in `dir` and runs `ldp ARGS… name`; returns the exit code and the output.
+/// Writes `name` in `dir` and runs `ldp ARGS… name` with libduckdb found.
 fn ldp_on(dir: &Path, name: &str, text: &str, args: &[&str]) -> (Option<i32>, String) {
-    let file = dir.join(name);
-    std::fs::write(&file, text).unwrap();
-    let mut all = args.to_vec();
-    all.push(file.to_str().unwrap());
-    let out = ldp(&all);
-    (
-        out.status.code(),
-        format!("{}{}", stdout(&out), stderr(&out)),
-    )
+    ldp_on_with(ldp, dir, name, text, args)
 }
 
 /// What DuckDB (Python's duckdb) reads in `file`: each line of `sql`'s result.
@@ -53,14 +40,6 @@ for row in con.sql(sys.argv[2]).fetchall():
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-fn no_staging_left(dir: &Path) {
-    let left: Vec<_> = files_under(dir)
-        .into_iter()
-        .filter(|f| f.to_string_lossy().contains(".ldp-staging-"))
-        .collect();
-    assert!(left.is_empty(), "staging left: {left:?}");
 }
 
 #[test]

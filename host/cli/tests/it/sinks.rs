@@ -13,19 +13,30 @@ use super::{files_under, ldp, rides, rides_workdir, stderr, stdout};
 const TABLE: &str = r#"{"name": "rides", "format": "ICEBERG",
   "catalog": {"identifier": "nyc", "type": "local", "warehouse_path": "warehouse"}}"#;
 
-fn config(source: &str, target: &str, extra: &str) -> String {
+pub(super) fn config(source: &str, target: &str, extra: &str) -> String {
     format!(
         r#"{{"identifier": "rides", "metadata": {{"source": {source}, "target": {target}{extra}}}}}"#
     )
 }
 
-/// Writes `name` in `dir` and runs `ldp ARGS… name`; returns the exit code and stderr.
+/// Writes `name` in `dir` and runs `ldp ARGS… name`; returns the exit code and the output.
 fn ldp_on(dir: &Path, name: &str, text: &str, args: &[&str]) -> (Option<i32>, String) {
+    ldp_on_with(ldp, dir, name, text, args)
+}
+
+/// [`ldp_on`] with `run` running ldp (e.g. with libduckdb found).
+pub(super) fn ldp_on_with(
+    run: fn(&[&str]) -> std::process::Output,
+    dir: &Path,
+    name: &str,
+    text: &str,
+    args: &[&str],
+) -> (Option<i32>, String) {
     let file = dir.join(name);
     std::fs::write(&file, text).unwrap();
     let mut all = args.to_vec();
     all.push(file.to_str().unwrap());
-    let out = ldp(&all);
+    let out = run(&all);
     (
         out.status.code(),
         format!("{}{}", stdout(&out), stderr(&out)),
@@ -42,7 +53,7 @@ fn lake() -> tempfile::TempDir {
 }
 
 /// No `.ldp-staging-*` folder is left anywhere under `dir`.
-fn no_staging_left(dir: &Path) {
+pub(super) fn no_staging_left(dir: &Path) {
     let left: Vec<_> = files_under(dir)
         .into_iter()
         .filter(|f| f.to_string_lossy().contains(".ldp-staging-"))
