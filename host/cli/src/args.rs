@@ -915,6 +915,11 @@ pub struct StatusArgs {
     /// Folders of dataset configs, or configs.
     #[arg(value_name = "DIR|CONFIG", required = true)]
     pub paths: Vec<PathBuf>,
+    /// Post each new breach, and each recovery, once to the webhook whose URL is in the
+    /// variable a config names (metadata.monitors.alert.webhook_env); what was posted is kept
+    /// in .ldp/monitors/<identifier>.json next to the config.
+    #[arg(long)]
+    pub alert: bool,
     /// Print JSON instead of lines.
     #[arg(long)]
     pub json: bool,

@@ -14,7 +14,10 @@
 //!   `max_change_pct` percent of the median of the `trailing` snapshots before it (default 7);
 //! - `schema_drift`: the newest snapshot's schema is the one of the snapshot before it (no
 //!   column added, dropped or retyped);
-//! - `failure_streak`: fewer than this many of the newest runs failed or were blocked in a row.
+//! - `failure_streak`: fewer than this many of the newest runs failed or were blocked in a row;
+//! - `alert.webhook_env`: the environment variable holding the URL that `ldp status --alert`
+//!   posts each breach and each recovery to (the URL often carries a secret, so the config names
+//!   the variable, never the URL).
 //!
 //! Any other key is an error. Monitors change nothing a run writes, so they are left out of the
 //! spec hash.
@@ -26,7 +29,14 @@ use crate::problems::{Problems, as_number, as_whole, join};
 use crate::repr::repr;
 
 /// The keys of `metadata.monitors`.
-pub const MONITOR_KEYS: [&str; 4] = ["freshness", "volume", "schema_drift", "failure_streak"];
+pub const MONITOR_KEYS: [&str; 5] = [
+    "freshness",
+    "volume",
+    "schema_drift",
+    "failure_streak",
+    "alert",
+];
+const ALERT_KEYS: [&str; 1] = ["webhook_env"];
 const FRESHNESS_KEYS: [&str; 1] = ["max_age"];
 const VOLUME_KEYS: [&str; 4] = ["min_rows", "max_rows", "max_change_pct", "trailing"];
 
@@ -41,6 +51,8 @@ pub struct Monitors {
     pub schema_drift: bool,
     /// How many failed or blocked runs in a row are a breach.
     pub failure_streak: Option<u64>,
+    /// The environment variable holding the webhook URL alerts go to.
+    pub webhook_env: Option<String>,
 }
 
 /// `monitors.volume`.
@@ -79,6 +91,15 @@ pub fn parse_age(text: &str) -> Option<u64> {
         _ => return None,
     };
     number.checked_mul(scale).filter(|s| *s > 0)
+}
+
+/// `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Checks `metadata.monitors`; no monitors when absent, `None` when invalid.
@@ -126,6 +147,22 @@ pub(crate) fn check_monitors(problems: &mut Problems, value: Option<&Value>) -> 
             &join(at, "schema_drift"),
             format!("must be true or false, got {}", repr(other)),
         ),
+    }
+    if let Some(alert) = object(problems, map, "alert", at) {
+        let here = join(at, "alert");
+        problems.reject_unknown_keys(&here, alert, &ALERT_KEYS);
+        match alert.get("webhook_env") {
+            Some(Value::String(name)) if is_env_name(name) => {
+                monitors.webhook_env = Some(name.clone());
+            }
+            other => problems.add(
+                &join(&here, "webhook_env"),
+                format!(
+                    "must name an environment variable (e.g. 'LDP_ALERT_WEBHOOK'), got {}",
+                    other.map_or("nothing".to_string(), repr)
+                ),
+            ),
+        }
     }
     if let Some(value) = map.get("failure_streak").filter(|v| !v.is_null()) {
         match as_whole(value)
@@ -223,19 +260,22 @@ mod tests {
     #[test]
     fn every_monitor_parses() {
         let (monitors, problems) = check(json!({"freshness": {"max_age": "26h"},
-            "volume": {"min_rows": 1, "max_change_pct": 50}, "schema_drift": true, "failure_streak": 2}));
+            "volume": {"min_rows": 1, "max_change_pct": 50}, "schema_drift": true, "failure_streak": 2,
+            "alert": {"webhook_env": "LDP_ALERT_WEBHOOK"}}));
         assert!(problems.is_empty(), "{problems:?}");
         let monitors = monitors.unwrap();
         assert_eq!(monitors.freshness_max_age_s, Some(93_600));
         assert_eq!(monitors.volume.unwrap().trailing, 7);
         assert!(monitors.schema_drift);
         assert_eq!(monitors.failure_streak, Some(2));
+        assert_eq!(monitors.webhook_env.as_deref(), Some("LDP_ALERT_WEBHOOK"));
     }
 
     #[test]
     fn a_wrong_monitor_is_named_at_its_key() {
         let (monitors, problems) = check(json!({"freshnes": {}, "freshness": {"max_age": "1w"},
-            "volume": {"min_rows": 5, "max_rows": 2}, "failure_streak": 0}));
+            "volume": {"min_rows": 5, "max_rows": 2}, "failure_streak": 0,
+            "alert": {"webhook_env": "https://hooks.example/secret"}}));
         assert!(monitors.is_none());
         let text = problems.join("\n");
         assert!(
@@ -251,5 +291,9 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("freshnes"), "{text}");
+        assert!(
+            text.contains("metadata.monitors.alert.webhook_env: must name an environment variable"),
+            "{text}"
+        );
     }
 }

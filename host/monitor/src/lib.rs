@@ -243,5 +243,53 @@ fn failure_streak(limit: u64, runs: &[RunFact]) -> Verdict {
     }
 }
 
+/// A change of a monitor's state, which `ldp status --alert` sends once.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Alert {
+    /// `monitor.breached` or `monitor.recovered`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The monitor.
+    pub monitor: String,
+    /// Its verdict now (for a recovery: why it is well again), or `None` when the monitor is no
+    /// longer set.
+    pub detail: Option<String>,
+    /// The figures behind it.
+    pub value: Value,
+}
+
+/// What changed since the monitors `breached_before` were last alerted: a `monitor.breached`
+/// for each monitor breached now and not before, a `monitor.recovered` for each breached before
+/// and not now (also one no longer set). A breach that goes on sends nothing again.
+pub fn alerts(breached_before: &[String], verdicts: &[Verdict]) -> Vec<Alert> {
+    let mut alerts = Vec::new();
+    for verdict in verdicts {
+        let before = breached_before.iter().any(|m| m == verdict.monitor);
+        if verdict.breached != before {
+            alerts.push(Alert {
+                kind: if verdict.breached {
+                    "monitor.breached"
+                } else {
+                    "monitor.recovered"
+                },
+                monitor: verdict.monitor.to_string(),
+                detail: Some(verdict.detail.clone()),
+                value: verdict.value.clone(),
+            });
+        }
+    }
+    for monitor in breached_before {
+        if !verdicts.iter().any(|v| v.monitor == monitor) {
+            alerts.push(Alert {
+                kind: "monitor.recovered",
+                monitor: monitor.clone(),
+                detail: None,
+                value: Value::Null,
+            });
+        }
+    }
+    alerts
+}
+
 #[cfg(test)]
 mod tests;

@@ -30,6 +30,7 @@ fn monitors() -> Monitors {
         }),
         schema_drift: true,
         failure_streak: Some(2),
+        webhook_env: None,
     }
 }
 
@@ -95,4 +96,34 @@ fn a_table_without_snapshots_is_stale_and_nothing_else() {
         .map(|v| v.monitor)
         .collect();
     assert_eq!(breached, ["freshness"]);
+}
+
+#[test]
+fn a_breach_is_alerted_once_and_its_recovery_once() {
+    let verdict = |monitor: &'static str, breached: bool| Verdict {
+        monitor,
+        breached,
+        detail: String::new(),
+        value: Value::Null,
+    };
+    let kinds = |alerts: Vec<Alert>| -> Vec<(&'static str, String)> {
+        alerts.into_iter().map(|a| (a.kind, a.monitor)).collect()
+    };
+    let now = [verdict("freshness", true), verdict("volume", false)];
+    assert_eq!(
+        kinds(alerts(&[], &now)),
+        [("monitor.breached", "freshness".to_string())]
+    );
+    assert!(alerts(&["freshness".to_string()], &now).is_empty());
+    let later = [verdict("freshness", false)];
+    assert_eq!(
+        kinds(alerts(
+            &["freshness".to_string(), "volume".to_string()],
+            &later
+        )),
+        [
+            ("monitor.recovered", "freshness".to_string()),
+            ("monitor.recovered", "volume".to_string())
+        ]
+    );
 }

@@ -174,3 +174,138 @@ fn a_lake_that_is_well_exits_0_and_each_breached_monitor_exits_3() {
         stderr(&out)
     );
 }
+
+/// A local webhook: every POST body, one JSON per line, in `file`; stopped when dropped.
+struct Webhook {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Webhook {
+    fn start(file: &Path) -> Webhook {
+        use std::io::BufRead;
+        let script = r#"
+import sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class Hook(BaseHTTPRequestHandler):
+    def log_message(self, *args): pass
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["content-length"]))
+        with open(sys.argv[1], "ab") as f: f.write(body + b"\n")
+        self.send_response(204); self.end_headers()
+server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+print(server.server_port, flush=True)
+sys.stdin.read()
+"#;
+        let mut child = std::process::Command::new(super::interop::python())
+            .args(["-c", script])
+            .arg(file)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        Webhook {
+            child,
+            url: format!("http://127.0.0.1:{}/hook", line.trim()),
+        }
+    }
+}
+
+impl Drop for Webhook {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `ldp status DIR --alert --json` with the webhook's URL in `LDP_TEST_WEBHOOK` (or unset).
+fn alert(dir: &Path, url: Option<&str>) -> (Option<i32>, serde_json::Value, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_ldp"));
+    command.args([
+        "status",
+        dir.join("lake").to_str().unwrap(),
+        "--alert",
+        "--json",
+    ]);
+    match url {
+        Some(url) => command.env("LDP_TEST_WEBHOOK", url),
+        None => command.env_remove("LDP_TEST_WEBHOOK"),
+    };
+    let out = command.output().unwrap();
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    (out.status.code(), doc, stderr(&out))
+}
+
+fn posted(file: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_breach_is_posted_to_the_webhook_once_and_its_recovery_once() {
+    let dir = rides_workdir("{}");
+    let d = dir.path();
+    std::fs::create_dir(d.join("lake")).unwrap();
+    let hook_file = d.join("posted.jsonl");
+    let hook = Webhook::start(&hook_file);
+    let monitors = |min: u64| {
+        format!(
+            r#"{{"volume": {{"min_rows": {min}}}, "alert": {{"webhook_env": "LDP_TEST_WEBHOOK"}}}}"#
+        )
+    };
+    let file = write(
+        d,
+        "lake/small.json",
+        &config("small", "../data/rides.csv", &monitors(100), ""),
+    );
+    assert_eq!(ldp(&["run", &file]).status.code(), Some(0));
+
+    // Breached: posted once, however often status runs.
+    let (code, doc, err) = alert(d, Some(&hook.url));
+    assert_eq!(code, Some(3), "{err}");
+    assert_eq!(doc["tables"][0]["alerts"][0]["sent"], true, "{doc}");
+    let (code, _, _) = alert(d, Some(&hook.url));
+    assert_eq!(code, Some(3));
+    let sent = posted(&hook_file);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["type"], "monitor.breached");
+    assert_eq!(sent[0]["table"], "nyc.small");
+    assert_eq!(sent[0]["monitor"], "volume");
+    assert_eq!(sent[0]["detail"], "20 rows added: below min_rows 100");
+
+    // Well again: the recovery, once.
+    write(
+        d,
+        "lake/small.json",
+        &config("small", "../data/rides.csv", &monitors(1), ""),
+    );
+    let (code, _, err) = alert(d, Some(&hook.url));
+    assert_eq!(code, Some(0), "{err}");
+    alert(d, Some(&hook.url));
+    let sent = posted(&hook_file);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert_eq!(sent[1]["type"], "monitor.recovered");
+
+    // Without the variable: said on stderr, not remembered, so posted once it is set.
+    write(
+        d,
+        "lake/small.json",
+        &config("small", "../data/rides.csv", &monitors(100), ""),
+    );
+    let (code, doc, err) = alert(d, None);
+    assert_eq!(code, Some(3));
+    assert!(err.contains("LDP_TEST_WEBHOOK is not set"), "{err}");
+    assert_eq!(doc["tables"][0]["alerts"][0]["sent"], false, "{doc}");
+    assert_eq!(posted(&hook_file).len(), 2);
+    alert(d, Some(&hook.url));
+    assert_eq!(posted(&hook_file).len(), 3);
+}

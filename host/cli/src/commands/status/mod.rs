@@ -1,6 +1,9 @@
 //! `ldp status DIR|CONFIG… [--json]`: one line per table of a lake, with its freshness, its last
 //! run and gates, and the verdicts of its monitors ([`ldp_monitor`]); exit 3 when a monitor is
-//! breached.
+//! breached. With `--alert`, each breach and recovery is posted once to the config's webhook
+//! ([`alerts`]).
+
+mod alerts;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -24,6 +27,8 @@ struct Status {
     last_snapshot_ms: Option<i64>,
     last_run: Option<Value>,
     verdicts: Vec<Verdict>,
+    /// The alerts `--alert` posted (or could not).
+    alerts: Vec<Value>,
 }
 
 impl Status {
@@ -40,7 +45,14 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<u8> {
         if !config.target().is_iceberg() {
             continue;
         }
-        statuses.push(status(&file, &config, now_ms)?);
+        let mut status = status(&file, &config, now_ms)?;
+        if args.alert {
+            let now = jiff::Timestamp::from_millisecond(now_ms)
+                .map(|t| t.to_string())
+                .unwrap_or_default();
+            status.alerts = alerts::send(&config, &status.table, &status.verdicts, &now);
+        }
+        statuses.push(status);
     }
     let breached = statuses.iter().filter(|s| s.breached()).count();
     let mut out = std::io::stdout().lock();
@@ -146,6 +158,7 @@ fn status(file: &Path, config: &Config, now_ms: i64) -> anyhow::Result<Status> {
         last_snapshot_ms: facts.snapshots.last().map(|s| s.timestamp_ms),
         last_run,
         verdicts: ldp_monitor::evaluate(&config.metadata.monitors, &facts),
+        alerts: Vec::new(),
     })
 }
 
@@ -199,5 +212,6 @@ fn to_json(status: &Status, now_ms: i64) -> Value {
         "age_s": status.last_snapshot_ms.map(|ms| (now_ms - ms) / 1000),
         "last_run": status.last_run,
         "monitors": status.verdicts,
+        "alerts": status.alerts,
     })
 }
