@@ -9,7 +9,9 @@
 //! ```
 //!
 //! - `freshness.max_age`: the newest snapshot (the last publish) is at most this old: a whole
-//!   number and a unit, `s`, `m`, `h` or `d` (`90m`, `26h`, `7d`);
+//!   number and a unit, `s`, `m`, `h` or `d` (`90m`, `26h`, `7d`); with `freshness.column` (a
+//!   timestamp or date column), the newest row is, by the column's upper bounds in the
+//!   manifests;
 //! - `volume`: the rows the newest snapshot added lie within `min_rows`..`max_rows`, and within
 //!   `max_change_pct` percent of the median of the `trailing` snapshots before it (default 7);
 //! - `schema_drift`: the newest snapshot's schema is the one of the snapshot before it (no
@@ -37,7 +39,7 @@ pub const MONITOR_KEYS: [&str; 5] = [
     "alert",
 ];
 const ALERT_KEYS: [&str; 1] = ["webhook_env"];
-const FRESHNESS_KEYS: [&str; 1] = ["max_age"];
+const FRESHNESS_KEYS: [&str; 2] = ["max_age", "column"];
 const VOLUME_KEYS: [&str; 4] = ["min_rows", "max_rows", "max_change_pct", "trailing"];
 
 /// The monitors of a table.
@@ -45,6 +47,8 @@ const VOLUME_KEYS: [&str; 4] = ["min_rows", "max_rows", "max_change_pct", "trail
 pub struct Monitors {
     /// The newest snapshot's greatest age, in seconds.
     pub freshness_max_age_s: Option<u64>,
+    /// The time column whose newest value the age is of (else the last publish).
+    pub freshness_column: Option<String>,
     /// The rows a publish adds.
     pub volume: Option<Volume>,
     /// Whether a schema change of the newest snapshot is a breach.
@@ -134,6 +138,18 @@ pub(crate) fn check_monitors(problems: &mut Problems, value: Option<&Value>) -> 
                     "must be a whole number and a unit, s, m, h or d (e.g. '26h'), got {}",
                     other.map_or("nothing".to_string(), repr)
                 ),
+            ),
+        }
+    }
+    if let Some(freshness) = map.get("freshness").and_then(Value::as_object) {
+        match freshness.get("column") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(column)) if !column.is_empty() => {
+                monitors.freshness_column = Some(column.clone());
+            }
+            Some(other) => problems.add(
+                &join(&join(at, "freshness"), "column"),
+                format!("must name a timestamp or date column, got {}", repr(other)),
             ),
         }
     }

@@ -17,6 +17,9 @@ pub struct Facts {
     pub snapshots: Vec<SnapshotFact>,
     /// Its pipeline's runs (final attempts), oldest first.
     pub runs: Vec<RunFact>,
+    /// The newest value of the freshness column (milliseconds since the epoch), from the
+    /// column's upper bounds in the manifests, when the monitor names a column and they hold one.
+    pub newest_row_ms: Option<i64>,
 }
 
 /// One snapshot.
@@ -54,7 +57,11 @@ pub struct Verdict {
 pub fn evaluate(monitors: &Monitors, facts: &Facts) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     if let Some(max_age_s) = monitors.freshness_max_age_s {
-        verdicts.push(freshness(max_age_s, facts));
+        verdicts.push(freshness(
+            max_age_s,
+            monitors.freshness_column.as_deref(),
+            facts,
+        ));
     }
     if let Some(volume_rule) = &monitors.volume {
         verdicts.push(volume(volume_rule, &facts.snapshots));
@@ -80,7 +87,7 @@ pub fn age_text(seconds: i64) -> String {
     }
 }
 
-fn freshness(max_age_s: u64, facts: &Facts) -> Verdict {
+fn freshness(max_age_s: u64, column: Option<&str>, facts: &Facts) -> Verdict {
     let limit = i64::try_from(max_age_s).unwrap_or(i64::MAX);
     let Some(newest) = facts.snapshots.last() else {
         return Verdict {
@@ -90,12 +97,24 @@ fn freshness(max_age_s: u64, facts: &Facts) -> Verdict {
             value: json!({"age_s": null, "max_age_s": max_age_s}),
         };
     };
-    let age = (facts.now_ms - newest.timestamp_ms) / 1000;
+    let (age, detail) = match (column, facts.newest_row_ms) {
+        (Some(column), Some(newest_row)) => {
+            let age = (facts.now_ms - newest_row) / 1000;
+            (age, format!("newest {column} {} ago", age_text(age)))
+        }
+        (column, _) => {
+            let age = (facts.now_ms - newest.timestamp_ms) / 1000;
+            let unknown = column.map_or(String::new(), |c| {
+                format!(", as no file's statistics bound {c}")
+            });
+            (age, format!("published {} ago{unknown}", age_text(age)))
+        }
+    };
     Verdict {
         monitor: "freshness",
         breached: age > limit,
-        detail: format!("published {} ago (max {})", age_text(age), age_text(limit)),
-        value: json!({"age_s": age, "max_age_s": max_age_s}),
+        detail: format!("{detail} (max {})", age_text(limit)),
+        value: json!({"age_s": age, "max_age_s": max_age_s, "column": column}),
     }
 }
 

@@ -22,6 +22,7 @@ fn run(status: &str) -> RunFact {
 fn monitors() -> Monitors {
     Monitors {
         freshness_max_age_s: Some(26 * 3_600),
+        freshness_column: None,
         volume: Some(Volume {
             min_rows: Some(1),
             max_rows: None,
@@ -46,6 +47,7 @@ fn a_healthy_table_breaches_nothing() {
             snapshot(2, 105, &cols),
         ],
         runs: vec![run("failed"), run("published")],
+        newest_row_ms: None,
     };
     let verdicts = evaluate(&monitors(), &facts);
     assert_eq!(verdicts.len(), 4);
@@ -65,6 +67,7 @@ fn each_monitor_breaches_on_its_own_fact() {
             snapshot(30, 300, &drifted),
         ],
         runs: vec![run("published"), run("blocked_quality"), run("failed")],
+        newest_row_ms: None,
     };
     let verdicts = evaluate(&monitors(), &facts);
     let breached: Vec<&str> = verdicts
@@ -125,5 +128,30 @@ fn a_breach_is_alerted_once_and_its_recovery_once() {
             ("monitor.recovered", "freshness".to_string()),
             ("monitor.recovered", "volume".to_string())
         ]
+    );
+}
+
+#[test]
+fn freshness_of_a_column_is_its_newest_value_else_the_last_publish() {
+    let rules = Monitors {
+        freshness_max_age_s: Some(3_600),
+        freshness_column: Some("pickup_ts".into()),
+        ..Monitors::default()
+    };
+    let mut facts = Facts {
+        now_ms: 100 * HOUR_MS,
+        snapshots: vec![snapshot(0, 10, &[])],
+        runs: Vec::new(),
+        newest_row_ms: Some(98 * HOUR_MS),
+    };
+    let verdict = &evaluate(&rules, &facts)[0];
+    assert!(verdict.breached);
+    assert_eq!(verdict.detail, "newest pickup_ts 2h 0m ago (max 1h 0m)");
+    facts.newest_row_ms = None;
+    let verdict = &evaluate(&rules, &facts)[0];
+    assert!(!verdict.breached);
+    assert_eq!(
+        verdict.detail,
+        "published 0s ago, as no file's statistics bound pickup_ts (max 1h 0m)"
     );
 }

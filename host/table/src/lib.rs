@@ -62,6 +62,7 @@
 
 mod append;
 mod apply;
+mod bounds;
 mod catalog_commit;
 mod commit;
 mod compact;

@@ -1,5 +1,6 @@
 //! `ldp status`: a lake whose tables are well exits 0; each monitor breached once (a table never
-//! loaded is stale, a load below its volume band, a column added, a run blocked by its gate)
+//! loaded is stale, a table whose newest row is old, a load below its volume band, a column
+//! added, a run blocked by its gate)
 //! exits 3 and says which, in lines and in `--json`.
 
 use std::path::Path;
@@ -68,6 +69,14 @@ fn a_lake_that_is_well_exits_0_and_each_breached_monitor_exits_3() {
         "",
     );
     write(d, "lake/stale.json", &stale);
+    // Freshness of the rows: the newest pickup_ts (its upper bound in the manifests) is of 2024.
+    let old_rows = r#"{"freshness": {"max_age": "26h", "column": "pickup_ts"}}"#;
+    let rows = write(
+        d,
+        "lake/rows.json",
+        &config("rows", "../data/rides.csv", old_rows, ""),
+    );
+    assert_eq!(ldp(&["run", &rows]).status.code(), Some(0));
     // Volume: 20 rows against a band of at least 100.
     let small = config(
         "small",
@@ -134,7 +143,9 @@ fn a_lake_that_is_well_exits_0_and_each_breached_monitor_exits_3() {
         "last run blocked_quality",
         "failure_streak BREACHED: 1 failed or blocked run(s) in a row (max 0)",
         "nyc.rides  ok",
-        "5 table(s), 4 with a breached monitor",
+        "nyc.rows  BREACHED",
+        "freshness BREACHED: newest pickup_ts ",
+        "6 table(s), 5 with a breached monitor",
     ] {
         assert!(text.contains(expected), "{expected:?} not in:\n{text}");
     }
@@ -143,7 +154,7 @@ fn a_lake_that_is_well_exits_0_and_each_breached_monitor_exits_3() {
     assert_eq!(code, Some(3), "{text}");
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(doc["ok"], false);
-    assert_eq!(doc["breached"], 4);
+    assert_eq!(doc["breached"], 5);
     let drift = doc["tables"]
         .as_array()
         .unwrap()

@@ -106,6 +106,11 @@ fn status(file: &Path, config: &Config, now_ms: i64) -> anyhow::Result<Status> {
     if target.catalog_may_exist()
         && let Ok(table) = target.load()
     {
+        if let Some(column) = &config.metadata.monitors.freshness_column {
+            facts.newest_row_ms = table
+                .newest_value_micros(column)?
+                .map(|micros| micros.div_euclid(1_000));
+        }
         for snapshot in table.snapshots() {
             let columns = table
                 .arrow_schema_at(Some(snapshot.snapshot_id))
