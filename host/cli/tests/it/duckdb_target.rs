@@ -1,7 +1,8 @@
 //! DUCKDB targets: a table of a DuckDB file, written by the `duckdb-sink` plugin through the
 //! host (`ldp:plugin/duckdb-write`) and read back by Python's duckdb with the table's rows and
-//! types. Appends add rows, overwrites replace the table, other tables of the file stay; a
-//! blocked check, an upsert and a file another DuckDB process holds leave the file as it was.
+//! types. Appends add rows, overwrites replace the table, other tables of the file stay, and
+//! runs started together take turns; a blocked check, an upsert and a file another DuckDB
+//! process holds leave the file as it was.
 
 use std::path::Path;
 use std::process::Command;
@@ -151,5 +152,42 @@ fn a_blocked_run_an_upsert_or_a_file_held_by_duckdb_leaves_the_file_as_it_was() 
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("is open in another DuckDB process"), "{out}");
     assert_eq!(std::fs::read(&file).unwrap(), before);
+    no_staging_left(d);
+}
+
+#[test]
+fn concurrent_runs_into_one_duckdb_file_take_turns_and_lose_no_rows() {
+    let dir = rides_workdir(&config(CSV, TABLE, ""));
+    let d = dir.path();
+    let rows = std::fs::read_to_string(rides()).unwrap().lines().count() - 1;
+    let library = std::env::var_os("LDP_DUCKDB_LIB").unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../.venv/libduckdb/libduckdb.so")
+            .into()
+    });
+    // Four runs started together: three append to `rides`, one to `others`, all in one file.
+    let children: Vec<_> = ["rides", "rides", "rides", "others"]
+        .iter()
+        .enumerate()
+        .map(|(i, table)| {
+            let target =
+                format!(r#"{{"name": "{table}", "format": "DUCKDB", "path": "shop.duckdb"}}"#);
+            let file = d.join(format!("load{i}.json"));
+            std::fs::write(&file, config(CSV, &target, "")).unwrap();
+            Command::new(env!("CARGO_BIN_EXE_ldp"))
+                .env("LDP_DUCKDB_LIB", &library)
+                .args(["run", file.to_str().unwrap()])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let counts = "SELECT (SELECT count(*) FROM rides), (SELECT count(*) FROM others)";
+    assert_eq!(
+        duckdb(&d.join("shop.duckdb"), counts),
+        format!("{}|{rows}\n", 3 * rows)
+    );
     no_staging_left(d);
 }
