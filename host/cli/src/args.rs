@@ -141,7 +141,8 @@ pub enum Command {
     /// config with an Iceberg target gives one line. Monitors are evaluated from the table's
     /// snapshots and its recorded runs (as `ldp runs` reads them), never from its data. Exits 0
     /// when no monitor is breached, 3 when one is (so cron and CI can act on it), 1 when a
-    /// config named on the command line cannot be read. Reads only: never creates a catalog.
+    /// config named on the command line cannot be read. Never creates a catalog; only --alert
+    /// writes, its state file.
     ///
     /// Example: ldp status examples/ --json
     Status(StatusArgs),

@@ -72,16 +72,6 @@ pub struct Volume {
     pub trailing: u64,
 }
 
-impl Monitors {
-    /// Whether any monitor is set.
-    pub fn any(&self) -> bool {
-        self.freshness_max_age_s.is_some()
-            || self.volume.is_some()
-            || self.schema_drift
-            || self.failure_streak.is_some()
-    }
-}
-
 /// `90m`, `26h`, `7d` as seconds.
 pub fn parse_age(text: &str) -> Option<u64> {
     let text = text.trim();
@@ -140,15 +130,13 @@ pub(crate) fn check_monitors(problems: &mut Problems, value: Option<&Value>) -> 
                 ),
             ),
         }
-    }
-    if let Some(freshness) = map.get("freshness").and_then(Value::as_object) {
         match freshness.get("column") {
             None | Some(Value::Null) => {}
             Some(Value::String(column)) if !column.is_empty() => {
                 monitors.freshness_column = Some(column.clone());
             }
             Some(other) => problems.add(
-                &join(&join(at, "freshness"), "column"),
+                &join(&here, "column"),
                 format!("must name a timestamp or date column, got {}", repr(other)),
             ),
         }

@@ -29,8 +29,8 @@ use crate::python::{py_strip, truthy};
 use crate::spec_path::normalise_spec_path;
 
 /// The `metadata` keys that do not change what a run does, so the hash ignores them.
-/// `docs` (the table's contract) and `monitors` are ldp's: the Python tool 0.1.3 hashes them as unknown keys,
-/// so a config with a contract has another spec hash there; one without has the same.
+/// `docs` (the table's contract) and `monitors` are ldp's: the Python tool 0.1.3 hashes them as
+/// unknown keys, so a config with either has another spec hash there; one without has the same.
 pub const HASH_EXCLUDED_METADATA: [&str; 5] =
     ["observability", "schedule", "retries", "docs", "monitors"];
 

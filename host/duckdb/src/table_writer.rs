@@ -36,8 +36,8 @@ impl TableWriter {
     ///
     /// # Errors
     ///
-    /// [`Error::Library`](crate::Error::Library) without a usable libduckdb, [`Error::Open`](crate::Error::Open) when the file does not
-    /// open, [`Error::Query`](crate::Error::Query) when the table cannot be made.
+    /// [`crate::Error::Library`] without a usable libduckdb, [`crate::Error::Open`] when the
+    /// file does not open, [`crate::Error::Query`] when the table cannot be made.
     pub fn open(
         path: &Path,
         table: &str,
@@ -73,8 +73,8 @@ impl TableWriter {
     ///
     /// # Errors
     ///
-    /// [`Error::Query`](crate::Error::Query) when DuckDB refuses the rows (a column the table lacks, a type it cannot
-    /// take).
+    /// [`crate::Error::Query`] when DuckDB refuses the rows (a column the table lacks, a type
+    /// it cannot take).
     pub fn write(&mut self, batch: RecordBatch) -> Result<()> {
         let rows = batch.num_rows() as u64;
         let input = self.input(vec![batch]);
@@ -90,7 +90,7 @@ impl TableWriter {
     ///
     /// # Errors
     ///
-    /// [`Error::Query`](crate::Error::Query) when the checkpoint fails.
+    /// [`crate::Error::Query`] when the checkpoint fails.
     pub fn close(self) -> Result<u64> {
         execute(self.duckdb, self.handles.connection(), "CHECKPOINT")?;
         Ok(self.rows)

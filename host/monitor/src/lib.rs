@@ -29,7 +29,8 @@ pub struct SnapshotFact {
     pub timestamp_ms: i64,
     /// The rows it added (`added-records`), when its summary says.
     pub added_rows: Option<u64>,
-    /// Its schema: each column's name and type, in order.
+    /// Its schema: each column's name and type, in order. Only schema drift reads it, and
+    /// only of the newest two snapshots; it may be left empty elsewhere.
     pub columns: Vec<(String, String)>,
 }
 

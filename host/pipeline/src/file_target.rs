@@ -1,9 +1,9 @@
 //! A run whose target is a file (`CSV`, `JSON`, `PARQUET`, `XLSX`, a table of a `DUCKDB` file,
-//! or any format a sink plugin file named by `metadata.target.plugin` writes): the rows stream through the quality gate into
-//! a sink plugin that writes into a private staging folder next to the target; only when the
-//! checks passed and the sink closed cleanly does the host move the file into place, with one
-//! `rename` on the same file system, so a reader sees the old file or the new one, never half
-//! of one. A sink plugin file gets the same staging folder, and no more, to write in.
+//! or any format a sink plugin file named by `metadata.target.plugin` writes): the rows stream
+//! through the quality gate into a sink plugin that writes into a private staging folder next
+//! to the target; only when the checks passed and the sink closed cleanly does the host move
+//! the file into place, with one `rename` on the same file system, so a reader sees the old file
+//! or the new one, never half of one. A sink plugin file gets the same staging folder, and no more, to write in.
 //!
 //! An `s3://` target is staged the same way, in a private local folder, and the host uploads
 //! the file as the object at the point where it would rename it: nothing is uploaded when a

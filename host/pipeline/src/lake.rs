@@ -29,15 +29,7 @@ pub fn lake_tables(paths: &[PathBuf]) -> Result<Vec<TargetTable>> {
     };
     for path in paths {
         if path.is_dir() {
-            let listing = std::fs::read_dir(path).map_err(|e| Error::Unsupported {
-                message: format!("cannot list {}: {e}", path.display()),
-            })?;
-            let mut files: Vec<PathBuf> = listing
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
-                .collect();
-            files.sort();
-            for file in files {
+            for file in folder_configs(path)? {
                 match config_tables(&file) {
                     Ok(found) => found.into_iter().for_each(&mut add),
                     Err(e) => tracing::warn!("skipping {}: {e:#}", file.display()),
@@ -48,6 +40,23 @@ pub fn lake_tables(paths: &[PathBuf]) -> Result<Vec<TargetTable>> {
         }
     }
     Ok(tables)
+}
+
+/// The config files of a lake folder: its `*.json` files, one level deep, sorted.
+///
+/// # Errors
+///
+/// The folder cannot be listed.
+pub fn folder_configs(folder: &Path) -> Result<Vec<PathBuf>> {
+    let listing = std::fs::read_dir(folder).map_err(|e| Error::Unsupported {
+        message: format!("cannot list {}: {e}", folder.display()),
+    })?;
+    let mut files: Vec<PathBuf> = listing
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// The Iceberg target (and source) of one config.

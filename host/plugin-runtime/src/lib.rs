@@ -18,8 +18,7 @@
 //!
 //! The host's side of the interfaces plugins import lives in `host/`, one module per interface.
 //! DuckDB queries (`ldp:plugin/duckdb`) and tables (`ldp:plugin/duckdb-write`) are answered by a
-//! [`DuckdbEngine`] passed in
-//! [`RuntimeOptions`]: the runtime itself does not link DuckDB.
+//! [`DuckdbEngine`] passed in [`RuntimeOptions`]: the runtime itself does not link DuckDB.
 //!
 //! Compiled code is cached in [`default_cache_dir`], keyed by the component's sha256, the
 //! wasmtime version and the engine's settings.

@@ -15,7 +15,6 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use http::Endpoint;
 use ldp_plugin_sdk::prelude::*;
-use ldp_plugin_sdk::{ConfigObject, PluginError};
 use serde_json::Value;
 
 /// How long one API call may wait for the job (the API's `timeoutMs`).

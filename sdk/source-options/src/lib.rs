@@ -34,6 +34,21 @@ impl std::fmt::Display for OptionError {
 
 impl std::error::Error for OptionError {}
 
+impl OptionError {
+    /// `key` is wrong: `message` says how, and what to write instead.
+    pub fn new(key: &str, message: impl Into<String>) -> OptionError {
+        OptionError {
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// `key` holds `got` where `what` is needed: `expected <what>, got <got>`.
+    pub fn expected(key: &str, what: &str, got: &Value) -> OptionError {
+        OptionError::new(key, format!("expected {what}, got {got}"))
+    }
+}
+
 /// How many rows or records types are inferred from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InferRows {
@@ -47,14 +62,11 @@ pub enum InferRows {
 }
 
 pub(crate) fn error(key: &str, message: impl Into<String>) -> OptionError {
-    OptionError {
-        key: key.to_string(),
-        message: message.into(),
-    }
+    OptionError::new(key, message)
 }
 
 pub(crate) fn expected(key: &str, what: &str, got: &Value) -> OptionError {
-    error(key, format!("expected {what}, got {got}"))
+    OptionError::expected(key, what, got)
 }
 
 /// `infer_rows`: an integer ≥ 1 or `"all"`.

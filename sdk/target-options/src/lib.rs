@@ -6,30 +6,5 @@
 
 pub mod xlsx;
 
-use serde_json::Value;
-
-/// A value an option does not take: the key and what is wrong, with what to write instead.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OptionError {
-    pub key: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for OptionError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.key, self.message)
-    }
-}
-
-impl std::error::Error for OptionError {}
-
-pub(crate) fn error(key: &str, message: impl Into<String>) -> OptionError {
-    OptionError {
-        key: key.to_string(),
-        message: message.into(),
-    }
-}
-
-pub(crate) fn expected(key: &str, what: &str, got: &Value) -> OptionError {
-    error(key, format!("expected {what}, got {got}"))
-}
+/// A value an option does not take: the same error as a source block's options.
+pub use ldp_source_options::OptionError;

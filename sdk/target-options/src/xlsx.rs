@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::{OptionError, error, expected};
+use crate::OptionError;
 
 /// The target-block keys the XLSX sink takes, besides `path`.
 pub const TARGET_KEYS: &[&str] = &["sheet", "header"];
@@ -40,11 +40,12 @@ pub fn parse(map: &Map<String, Value>) -> Result<Options, OptionError> {
     match map.get("sheet") {
         None | Some(Value::Null) => {}
         Some(Value::String(name)) => {
-            check_sheet_name(name).map_err(|why| error("sheet", format!("{name:?} {why}")))?;
+            check_sheet_name(name)
+                .map_err(|why| OptionError::new("sheet", format!("{name:?} {why}")))?;
             options.sheet.clone_from(name);
         }
         Some(other) => {
-            return Err(expected(
+            return Err(OptionError::expected(
                 "sheet",
                 "the sheet's name (a target writes one sheet, so a position means nothing)",
                 other,
@@ -54,7 +55,7 @@ pub fn parse(map: &Map<String, Value>) -> Result<Options, OptionError> {
     match map.get("header") {
         None | Some(Value::Null) => {}
         Some(Value::Bool(flag)) => options.header = *flag,
-        Some(other) => return Err(expected("header", "true or false", other)),
+        Some(other) => return Err(OptionError::expected("header", "true or false", other)),
     }
     Ok(options)
 }

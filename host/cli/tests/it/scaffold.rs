@@ -111,32 +111,8 @@ fn rust_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() 
             String::from_utf8_lossy(&test.stderr)
         );
     }
-    let project = dir.path().join("my_transform");
-    let build = cargo(
-        &project,
-        &["build", "--release", "--target", "wasm32-wasip2", "--quiet"],
-        &wasm_target(),
-    );
-    assert!(
-        build.status.success(),
-        "{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
-    let wasm = wasm_target().join("wasm32-wasip2/release/my_transform.wasm");
-    assert_numbers_rows(&wasm);
-
-    let project = dir.path().join("my_sink");
-    let build = cargo(
-        &project,
-        &["build", "--release", "--target", "wasm32-wasip2", "--quiet"],
-        &wasm_target(),
-    );
-    assert!(
-        build.status.success(),
-        "{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
-    assert_writes_the_target(&wasm_target().join("wasm32-wasip2/release/my_sink.wasm"));
+    assert_numbers_rows(&build_component(dir.path(), "my_transform"));
+    assert_writes_the_target(&build_component(dir.path(), "my_sink"));
 
     // A name that cannot be a crate, and a folder that is not empty, are refused.
     let bad = ldp(&["plugin", "new", "--kind", "check", "My-Plugin"]);
@@ -146,6 +122,7 @@ fn rust_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() 
         "{}",
         stderr(&bad)
     );
+    let project = dir.path().join("my_sink");
     let taken = ldp(&[
         "plugin",
         "new",
@@ -160,6 +137,21 @@ fn rust_projects_of_every_kind_pass_their_tests_and_the_transform_runs_in_ldp() 
         "{}",
         stderr(&taken)
     );
+}
+
+/// Builds the Rust project `name` in `dir` into its component, in `<target>/examples-wasm`.
+fn build_component(dir: &Path, name: &str) -> PathBuf {
+    let build = cargo(
+        &dir.join(name),
+        &["build", "--release", "--target", "wasm32-wasip2", "--quiet"],
+        &wasm_target(),
+    );
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    wasm_target().join(format!("wasm32-wasip2/release/{name}.wasm"))
 }
 
 /// `wasm` is a transform plugin (`ldp plugins inspect`), and `ldp transform test` on the example

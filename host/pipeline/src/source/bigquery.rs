@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ldp_config::Config;
-use ldp_config::paths::PathContext;
+use ldp_config::paths::resolve_path;
 use serde_json::Value;
 
 use super::plugin::{PluginSource, Reader, SOURCE_BATCH_ROWS};
@@ -31,8 +31,9 @@ const SCOPE: &str = "https://www.googleapis.com/auth/bigquery.readonly";
 /// Resolves the BigQuery source of `config`: the query, the project, a token, the grant.
 pub(crate) fn resolve(config: &Config) -> Result<PluginSource> {
     let block = config.source();
-    let files = Files::new(config);
-    let query_file = files.resolve(block.path.as_deref().unwrap_or_default());
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let resolve = |path: &str| resolve_path(path, config.base_dir.as_deref(), &cwd).path;
+    let query_file = resolve(block.path.as_deref().unwrap_or_default());
     let query = read_query(&query_file)?;
     let Some(key_path) = block.credentials.as_ref().and_then(|c| c.path.as_deref()) else {
         return Err(config_error(format!(
@@ -40,7 +41,7 @@ pub(crate) fn resolve(config: &Config) -> Result<PluginSource> {
             block.name
         )));
     };
-    let key = ServiceAccountKey::read(&files.resolve(key_path))?;
+    let key = ServiceAccountKey::read(&resolve(key_path))?;
     let endpoint = match block.extra.get("endpoint") {
         None | Some(Value::Null) => DEFAULT_ENDPOINT.to_string(),
         Some(Value::String(url)) => url.trim_end_matches('/').to_string(),
@@ -97,27 +98,6 @@ fn config_error(message: String) -> Error {
     Error::BigQuery {
         message,
         transient: false,
-    }
-}
-
-/// Paths relative to the config's folder.
-struct Files {
-    base: Option<PathBuf>,
-    cwd: PathBuf,
-}
-
-impl Files {
-    fn new(config: &Config) -> Files {
-        Files {
-            base: config.base_dir.clone(),
-            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
-        }
-    }
-
-    fn resolve(&self, path: &str) -> PathBuf {
-        PathContext::new(self.base.as_deref(), &self.cwd)
-            .resolve(path)
-            .path
     }
 }
 

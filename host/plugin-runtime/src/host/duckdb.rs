@@ -96,6 +96,16 @@ pub struct DuckdbLimits {
     pub call_time: Duration,
 }
 
+impl DuckdbLimits {
+    /// The limits of an instance in `sandbox`: its memory limit for DuckDB, its call time limit.
+    pub(crate) fn of(sandbox: &Sandbox) -> DuckdbLimits {
+        DuckdbLimits {
+            memory_bytes: sandbox.limits.max_memory_bytes,
+            call_time: sandbox.limits.call_timeout,
+        }
+    }
+}
+
 /// An error a host interface returns to the plugin that called it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -118,10 +128,7 @@ impl DuckdbState {
     pub(crate) fn new(sandbox: &Sandbox, engine: Option<Arc<dyn DuckdbEngine>>) -> DuckdbState {
         DuckdbState {
             read_dirs: sandbox.grants.read_dirs.clone(),
-            limits: DuckdbLimits {
-                memory_bytes: sandbox.limits.max_memory_bytes,
-                call_time: sandbox.limits.call_timeout,
-            },
+            limits: DuckdbLimits::of(sandbox),
             engine,
             open: None,
         }

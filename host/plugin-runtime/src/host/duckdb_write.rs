@@ -36,10 +36,7 @@ impl DuckdbWriteState {
     ) -> DuckdbWriteState {
         DuckdbWriteState {
             write_dir: sandbox.grants.write_dir.clone(),
-            limits: DuckdbLimits {
-                memory_bytes: sandbox.limits.max_memory_bytes,
-                call_time: sandbox.limits.call_timeout,
-            },
+            limits: DuckdbLimits::of(sandbox),
             engine,
             open: None,
         }

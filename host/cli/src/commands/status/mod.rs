@@ -73,18 +73,13 @@ pub fn run(args: &StatusArgs) -> anyhow::Result<u8> {
     Ok(if breached > 0 { BREACHED } else { 0 })
 }
 
-/// The configs of `paths`: a folder's `*.json` (sorted; one that is not a config is skipped with
-/// a warning), a file as named (an error when it is not a config).
+/// The configs of `paths`: a lake folder's (one that is not a config is skipped with a warning),
+/// a file as named (an error when it is not a config).
 fn configs(paths: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, Config)>> {
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(path)?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
-                .collect();
-            files.sort();
-            for file in files {
+            for file in ldp_pipeline::lake::folder_configs(path)? {
                 match ldp_pipeline::open_config(&file) {
                     Ok(config) => found.push((file, config)),
                     Err(e) => tracing::warn!("skipping {}: {e}", file.display()),
@@ -111,17 +106,27 @@ fn status(file: &Path, config: &Config, now_ms: i64) -> anyhow::Result<Status> {
                 .newest_value_micros(column)?
                 .map(|micros| micros.div_euclid(1_000));
         }
-        for snapshot in table.snapshots() {
-            let columns = table
-                .arrow_schema_at(Some(snapshot.snapshot_id))
-                .map(|schema| {
-                    schema
-                        .fields()
-                        .iter()
-                        .map(|f| (f.name().clone(), f.data_type().to_string()))
-                        .collect()
-                })
-                .unwrap_or_default();
+        let snapshots = table.snapshots();
+        // Schema drift compares the newest two snapshots' schemas: no other is converted.
+        let compared = if config.metadata.monitors.schema_drift {
+            snapshots.len().saturating_sub(2)
+        } else {
+            snapshots.len()
+        };
+        for (position, snapshot) in snapshots.iter().enumerate() {
+            let columns = match position >= compared {
+                true => table
+                    .arrow_schema_at(Some(snapshot.snapshot_id))
+                    .map(|schema| {
+                        schema
+                            .fields()
+                            .iter()
+                            .map(|f| (f.name().clone(), f.data_type().to_string()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                false => Vec::new(),
+            };
             facts.snapshots.push(SnapshotFact {
                 timestamp_ms: snapshot.timestamp_ms,
                 added_rows: snapshot
