@@ -65,10 +65,10 @@ impl ObjectStoreRegistry for EnvObjectStores {
     fn get_store(&self, url: &Url) -> Result<Arc<dyn ObjectStore>> {
         match url.scheme() {
             "file" | "" => return Ok(Arc::clone(&self.local) as Arc<dyn ObjectStore>),
-            "s3" | "s3a" => {}
+            "s3" | "s3a" | "gs" => {}
             other => {
                 return Err(DataFusionError::Execution(format!(
-                    "this cluster reads local paths and s3:// buckets, not {other}:// ({url})"
+                    "this cluster reads local paths, s3:// and gs:// buckets, not {other}:// ({url})"
                 )));
             }
         }
@@ -83,9 +83,11 @@ impl ObjectStoreRegistry for EnvObjectStores {
             return Ok(store);
         }
         let bucket = url.host_str().unwrap_or_default();
-        let store = ldp_storage::bucket_store(bucket).map_err(|e| {
+        let provider =
+            ldp_storage::Provider::of_scheme(url.scheme()).unwrap_or(ldp_storage::Provider::S3);
+        let store = ldp_storage::bucket_store(provider, bucket).map_err(|e| {
             DataFusionError::Execution(format!(
-                "cannot open the bucket {bucket} from this process's environment (AWS_* variables): {e}"
+                "cannot open the bucket {bucket} from this process's environment: {e}"
             ))
         })?;
         tracing::debug!(bucket, "opened the object store of a bucket");

@@ -189,13 +189,13 @@ fn resolve_lexically(base: &Path, path: &Path) -> PathBuf {
 pub fn object_warehouse(role: &str, spec: &CatalogSpec) -> Option<String> {
     if let Some(warehouse) = object_warehouse_uri(spec) {
         let scheme = warehouse.split_once("://").map_or("", |(scheme, _)| scheme);
-        if !["s3", "s3a", "s3n"]
+        if !["s3", "s3a", "s3n", "gs"]
             .iter()
             .any(|s| s.eq_ignore_ascii_case(scheme))
         {
             return Some(format!(
-                "metadata.{role}.catalog.warehouse {} is not on S3; this ldp keeps an Iceberg \
-                 warehouse in a local folder or on s3:// only",
+                "metadata.{role}.catalog.warehouse {} is not on S3 or GCS; this ldp keeps an \
+                 Iceberg warehouse in a local folder, on s3:// or on gs:// only",
                 repr_str(&warehouse)
             ));
         }

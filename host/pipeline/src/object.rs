@@ -1,4 +1,4 @@
-//! `s3://` sources and file targets (`docs/storage.md`). Plugins never get network access:
+//! `s3://` and `gs://` sources and file targets (`docs/storage.md`). Plugins never get network access:
 //! the host downloads a source object into a private temporary folder that only the source
 //! plugin may read, and uploads a file target from the sink's staging folder once the run
 //! passed its checks and the sink closed cleanly. The store is configured from the
@@ -51,7 +51,11 @@ pub(crate) fn download_source(what: &str, path: &str) -> Result<Downloaded> {
             return Err(Error::SourceMissing {
                 message: format!(
                     "the source object {uri} does not exist (metadata.source.path {path:?}); \
-                     check the bucket and key, and that AWS_ENDPOINT_URL names the store that holds it"
+                     check the bucket and key, and that {} names the store that holds it",
+                    match uri.provider() {
+                        ldp_storage::Provider::S3 => "AWS_ENDPOINT_URL",
+                        ldp_storage::Provider::Gcs => "the environment (STORAGE_EMULATOR_HOST)",
+                    }
                 ),
             });
         }

@@ -1,7 +1,7 @@
 //! One Iceberg snapshot as a DataFusion table: a listing table over the snapshot's live data
 //! files that a query's filters may need (see [`crate::pruning`]), with the schema the snapshot
-//! was written with. Data files on `s3://` are read through the object store of their bucket,
-//! registered with the session on the first scan that needs it.
+//! was written with. Data files on `s3://` and `gs://` are read through the object store of
+//! their bucket, registered with the session on the first scan that needs it.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -172,7 +172,15 @@ fn register_object_stores(
         if runtime.object_store(&url).is_ok() {
             continue;
         }
-        let store = ldp_storage::bucket_store(bucket)
+        let provider =
+            ldp_storage::Provider::of_scheme(&scheme.to_ascii_lowercase()).ok_or_else(|| {
+                datafusion::error::DataFusionError::Plan(format!(
+                    "the data file {} is on {scheme}://, which this ldp does not read; \
+                     ldp reads s3:// and gs://",
+                    file.uri
+                ))
+            })?;
+        let store = ldp_storage::bucket_store(provider, bucket)
             .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
         runtime.register_object_store(url.as_ref(), store);
         tracing::debug!(bucket, "registered the object store of a bucket");

@@ -9,7 +9,7 @@ pub enum ErrorKind {
     InvalidUri,
     /// The URI carries a user name or password: refused, credentials come from the environment.
     CredentialsInUri,
-    /// A scheme this build does not reach (`gs://`).
+    /// A scheme this build does not reach (`az://`).
     Unsupported,
     /// The store cannot be configured from the environment (a half-set key pair, a bad
     /// endpoint).
@@ -57,13 +57,13 @@ pub enum Error {
     /// The URI has a user name (and maybe a password) in it.
     #[error(
         "{uri}: a storage URI must not carry credentials (user name or password before '@'); \
-         remove them from the path and set them in the environment instead \
-         (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, with AWS_SESSION_TOKEN for temporary ones, \
-         or a web identity or instance role)"
+         remove them from the path and set them in the environment instead ({hint})"
     )]
     CredentialsInUri {
         /// The URI with its credentials masked (`s3://***@bucket/key`).
         uri: String,
+        /// Where the store's credentials come from.
+        hint: &'static str,
     },
     /// A scheme this build does not reach.
     #[error("{uri}: {message}")]
@@ -74,13 +74,12 @@ pub enum Error {
         message: String,
     },
     /// The store cannot be built from the environment.
-    #[error(
-        "{uri}: cannot configure object storage from the environment: {source}; \
-         check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_REGION and AWS_ENDPOINT_URL"
-    )]
+    #[error("{uri}: cannot configure object storage from the environment: {source}; check {hint}")]
     Config {
         /// The URI.
         uri: String,
+        /// The variables that configure the store.
+        hint: &'static str,
         /// object_store's error.
         #[source]
         source: object_store::Error,

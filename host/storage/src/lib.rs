@@ -1,11 +1,12 @@
-//! Object storage for ldp's host: `s3://` sources and file targets.
+//! Object storage for ldp's host: `s3://` and `gs://` sources, file targets and warehouses.
 //!
 //! Plugins never get network access. When a config names an object, the host moves the bytes:
 //! it downloads the object into a private local folder that the source plugin may read, or
 //! uploads the file a sink plugin wrote into its staging folder once the run passed its checks.
 //!
-//! * [`ObjectUri`] parses `s3://bucket/key` (also `s3a://`, `s3n://`) and refuses a URI with a
-//!   user name or password in it: credentials come from the environment only.
+//! * [`ObjectUri`] parses `s3://bucket/key` (also `s3a://`, `s3n://`) and `gs://bucket/key`, and
+//!   refuses a URI with a user name or password in it: credentials come from the environment
+//!   only.
 //! * [`ObjectStorage::from_env`] builds the store of a URI's bucket from the environment, as
 //!   `object_store`'s [`AmazonS3Builder::from_env`] reads it (`AWS_ACCESS_KEY_ID`,
 //!   `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` over `AWS_DEFAULT_REGION`,
@@ -13,6 +14,8 @@
 //!   else the instance metadata service), blank values ignored; an `http://` endpoint (a
 //!   local moto or MinIO) is allowed plain HTTP. The AWS profile's shared `credentials` and
 //!   `config` files fill in what the variables leave unset, as boto3 reads them ([`profile`]).
+//!   A `gs://` bucket's store speaks GCS's JSON API, configured as Google's client libraries
+//!   are (`STORAGE_EMULATOR_HOST`, `GOOGLE_APPLICATION_CREDENTIALS`, …; see [`gcs`]).
 //! * [`ObjectStorage::download`] streams an object into a local file;
 //!   [`ObjectStorage::upload`] puts a local file as one object: one `PUT` for a small file,
 //!   a multipart upload in [`PART_SIZE`] parts otherwise, aborted if any part fails. Either
@@ -47,6 +50,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod gcs;
 mod list;
 mod profile;
 mod uri;
@@ -62,7 +66,7 @@ use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 
 pub use error::{Error, ErrorKind, Result};
 pub use list::ListedObject;
-pub use uri::{ObjectUri, is_object_uri, scheme_of};
+pub use uri::{ObjectUri, Provider, is_object_uri, scheme_of};
 
 /// The size of each part of a multipart upload, and the size above which a file is uploaded
 /// in parts. S3 wants parts of at least 5 MiB (but the last).
@@ -101,7 +105,8 @@ impl ObjectStorage {
         )
     }
 
-    /// As [`ObjectStorage::from_env`], with the variables given (`AWS_*` ones are used).
+    /// As [`ObjectStorage::from_env`], with the variables given (`AWS_*` ones for `s3://`,
+    /// `GOOGLE_*` ones and `STORAGE_EMULATOR_HOST` for `gs://`).
     ///
     /// # Errors
     ///
@@ -110,14 +115,12 @@ impl ObjectStorage {
         uri: &ObjectUri,
         vars: impl IntoIterator<Item = (String, String)>,
     ) -> Result<ObjectStorage> {
-        let vars = with_profile(&uri.to_string(), vars)?;
-        let store = s3_builder(uri.bucket(), vars)
-            .build()
-            .map_err(|source| Error::Config {
-                uri: uri.to_string(),
-                source,
-            })?;
-        Self::with_store(Arc::new(store))
+        Self::with_store(store_from_vars(
+            uri.provider(),
+            uri.bucket(),
+            uri.as_str(),
+            vars,
+        )?)
     }
 
     /// Object storage on a store the caller built (one bucket: a URI's key is used, its
@@ -352,24 +355,47 @@ pub fn upload_file(from: &Path, uri: &ObjectUri) -> Result<u64> {
     ObjectStorage::from_env(uri)?.upload(from, uri)
 }
 
-/// The store of `bucket`, configured from the process environment as
+/// The store of `bucket` on `provider`, configured from the process environment as
 /// [`ObjectStorage::from_env`] configures it, for callers that drive it from their own tokio
-/// runtime (DataFusion's object store registry for `ldp query` over tables on `s3://`).
+/// runtime (DataFusion's object store registry for `ldp query` over tables on object storage).
 ///
 /// # Errors
 ///
 /// [`Error::Config`] when the environment does not make a store.
-pub fn bucket_store(bucket: &str) -> Result<Arc<dyn ObjectStore>> {
+pub fn bucket_store(provider: Provider, bucket: &str) -> Result<Arc<dyn ObjectStore>> {
     let vars = std::env::vars_os()
         .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)));
-    let vars = with_profile(&format!("s3://{bucket}"), vars)?;
-    let store = s3_builder(bucket, vars)
-        .build()
-        .map_err(|source| Error::Config {
-            uri: format!("s3://{bucket}"),
-            source,
-        })?;
-    Ok(Arc::new(store))
+    store_from_vars(
+        provider,
+        bucket,
+        &format!("{}://{bucket}", provider.scheme()),
+        vars,
+    )
+}
+
+/// The store of `bucket` on `provider` from `vars` (see the crate docs); errors name `shown`
+/// (the URI the store is for).
+fn store_from_vars(
+    provider: Provider,
+    bucket: &str,
+    shown: &str,
+    vars: impl IntoIterator<Item = (String, String)>,
+) -> Result<Arc<dyn ObjectStore>> {
+    match provider {
+        Provider::S3 => {
+            let vars = with_profile(shown, vars)?;
+            let store = s3_builder(bucket, vars)
+                .build()
+                .map_err(|source| Error::Config {
+                    uri: shown.to_string(),
+                    hint: "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_REGION and \
+                           AWS_ENDPOINT_URL",
+                    source,
+                })?;
+            Ok(Arc::new(store))
+        }
+        Provider::Gcs => gcs::store(bucket, shown, &vars.into_iter().collect()),
+    }
 }
 
 /// Reads `file` in parts of `part_size` and hands them to `upload`, at most
@@ -425,10 +451,7 @@ async fn join_part(
         Some(Err(e)) => Err(Error::Store {
             action: "upload",
             uri: uri.to_string(),
-            source: object_store::Error::Generic {
-                store: "S3",
-                source: Box::new(e),
-            },
+            source: object_store::Error::JoinError { source: e },
         }),
     }
 }

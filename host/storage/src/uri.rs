@@ -1,4 +1,5 @@
-//! Object URIs: `s3://bucket/key` (and `s3a://`, `s3n://`), told apart from local paths.
+//! Object URIs: `s3://bucket/key` (and `s3a://`, `s3n://`) and `gs://bucket/key`, told apart
+//! from local paths.
 
 use std::fmt;
 
@@ -25,10 +26,55 @@ pub fn is_object_uri(text: &str) -> bool {
 /// The schemes of S3 (Hadoop's `s3a` and `s3n` name the same objects).
 const S3_SCHEMES: [&str; 3] = ["s3", "s3a", "s3n"];
 
-/// An object in a bucket: `s3://bucket/key`.
+/// The object stores this build reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// Amazon S3 and S3-compatible stores: `s3://`, `s3a://`, `s3n://`.
+    S3,
+    /// Google Cloud Storage: `gs://`.
+    Gcs,
+}
+
+impl Provider {
+    /// The provider of a (lower-case) scheme, `None` for one this build does not reach.
+    pub fn of_scheme(scheme: &str) -> Option<Provider> {
+        if S3_SCHEMES.contains(&scheme) {
+            Some(Provider::S3)
+        } else if scheme == "gs" {
+            Some(Provider::Gcs)
+        } else {
+            None
+        }
+    }
+
+    /// The scheme that names this provider's buckets (`s3`, `gs`).
+    pub fn scheme(self) -> &'static str {
+        match self {
+            Provider::S3 => "s3",
+            Provider::Gcs => "gs",
+        }
+    }
+
+    /// The environment variables that give this provider's credentials, for messages.
+    pub(crate) fn credential_hint(self) -> &'static str {
+        match self {
+            Provider::S3 => {
+                "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, with AWS_SESSION_TOKEN for temporary \
+                 ones, AWS_PROFILE, or a web identity or instance role"
+            }
+            Provider::Gcs => {
+                "GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_SERVICE_ACCOUNT naming a key file, \
+                 gcloud's application default credentials, or the instance's service account"
+            }
+        }
+    }
+}
+
+/// An object in a bucket: `s3://bucket/key`, `gs://bucket/key`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ObjectUri {
     text: String,
+    provider: Provider,
     bucket: String,
     key: object_store::path::Path,
 }
@@ -39,8 +85,8 @@ impl ObjectUri {
     /// # Errors
     ///
     /// [`Error::CredentialsInUri`] for a user name or password in it (`s3://user:pass@bucket/k`,
-    /// `s3://user@bucket/k`), [`Error::Unsupported`] for a scheme other than `s3`, `s3a` and
-    /// `s3n`, [`Error::InvalidUri`] for no bucket, no key (a bucket or a folder), or a key
+    /// `s3://user@bucket/k`), [`Error::Unsupported`] for a scheme other than `s3`, `s3a`, `s3n`
+    /// and `gs`, [`Error::InvalidUri`] for no bucket, no key (a bucket or a folder), or a key
     /// with empty, `.` or `..` segments.
     pub fn parse(text: &str) -> Result<ObjectUri> {
         let Some(scheme) = scheme_of(text) else {
@@ -51,39 +97,48 @@ impl ObjectUri {
         };
         let rest = &text[scheme.len() + 3..];
         let (authority, key) = rest.split_once('/').unwrap_or((rest, ""));
+        let provider = Provider::of_scheme(&scheme);
         if let Some((_, host)) = authority.rsplit_once('@') {
             return Err(Error::CredentialsInUri {
                 uri: format!("{scheme}://***@{host}/{key}"),
+                hint: provider.unwrap_or(Provider::S3).credential_hint(),
             });
         }
-        if !S3_SCHEMES.contains(&scheme.as_str()) {
+        let Some(provider) = provider else {
             return Err(Error::Unsupported {
                 uri: text.to_string(),
                 message: format!(
-                    "this ldp reads and writes objects on S3 (s3://, s3a://, s3n://) only, not {scheme}://; \
-                     copy the file to S3 or to a local path"
+                    "this ldp reads and writes objects on S3 (s3://, s3a://, s3n://) and Google \
+                     Cloud Storage (gs://) only, not {scheme}://; copy the file to one of those \
+                     or to a local path"
                 ),
             });
-        }
+        };
+        let short = provider.scheme();
         if authority.is_empty() {
             return Err(invalid(
                 text,
-                "names no bucket; write s3://BUCKET/KEY".into(),
+                format!("names no bucket; write {short}://BUCKET/KEY"),
             ));
         }
         if authority.contains(':') {
+            let endpoint = match provider {
+                Provider::S3 => "AWS_ENDPOINT_URL",
+                Provider::Gcs => "STORAGE_EMULATOR_HOST",
+            };
             return Err(invalid(
                 text,
                 format!(
-                    "the bucket {authority:?} has a port in it; name the bucket only and set the endpoint in AWS_ENDPOINT_URL"
+                    "the bucket {authority:?} has a port in it; name the bucket only and set the endpoint in {endpoint}"
                 ),
             ));
         }
         if key.is_empty() || key.ends_with('/') {
             return Err(invalid(
                 text,
-                "names a bucket or a folder, not an object; write s3://BUCKET/folder/file.csv"
-                    .into(),
+                format!(
+                    "names a bucket or a folder, not an object; write {short}://BUCKET/folder/file.csv"
+                ),
             ));
         }
         let path = object_store::path::Path::parse(key).map_err(|e| {
@@ -96,6 +151,7 @@ impl ObjectUri {
         })?;
         Ok(ObjectUri {
             text: text.to_string(),
+            provider,
             bucket: authority.to_string(),
             key: path,
         })
@@ -104,6 +160,17 @@ impl ObjectUri {
     /// The bucket.
     pub fn bucket(&self) -> &str {
         &self.bucket
+    }
+
+    /// The store the bucket is on.
+    pub fn provider(&self) -> Provider {
+        self.provider
+    }
+
+    /// The bucket as a URL, `s3://bucket` or `gs://bucket` (`s3a` and `s3n` written `s3`): one
+    /// store serves every object under it.
+    pub fn bucket_url(&self) -> String {
+        format!("{}://{}", self.provider.scheme(), self.bucket)
     }
 
     /// The key in the bucket.
@@ -153,6 +220,25 @@ mod tests {
             assert_eq!(uri.file_name(), "rides.csv");
             assert_eq!(uri.to_string(), text);
         }
+    }
+
+    #[test]
+    fn gs_uris_parse_and_name_their_bucket() {
+        let uri = ObjectUri::parse("gs://lake/drops/rides.csv").unwrap();
+        assert_eq!(uri.provider(), Provider::Gcs);
+        assert_eq!((uri.bucket(), uri.file_name()), ("lake", "rides.csv"));
+        assert_eq!(uri.bucket_url(), "gs://lake");
+        let uri = ObjectUri::parse("s3a://lake/drops/rides.csv").unwrap();
+        assert_eq!(
+            (uri.provider(), uri.bucket_url()),
+            (Provider::S3, "s3://lake".into())
+        );
+        let e = ObjectUri::parse("gs://key:secret@lake/rides.csv").unwrap_err();
+        assert!(
+            e.to_string().contains("GOOGLE_APPLICATION_CREDENTIALS"),
+            "{e}"
+        );
+        assert!(!e.to_string().contains("secret"), "{e}");
     }
 
     #[test]
@@ -208,7 +294,13 @@ mod tests {
                 ErrorKind::InvalidUri,
                 "AWS_ENDPOINT_URL",
             ),
-            ("gs://bucket/b.csv", ErrorKind::Unsupported, "S3"),
+            ("az://bucket/b.csv", ErrorKind::Unsupported, "gs://"),
+            (
+                "gs://host:4443/b.csv",
+                ErrorKind::InvalidUri,
+                "STORAGE_EMULATOR_HOST",
+            ),
+            ("gs://bucket/", ErrorKind::InvalidUri, "write gs://BUCKET/"),
         ] {
             let e = ObjectUri::parse(text).unwrap_err();
             assert_eq!(e.kind(), kind, "{text}: {e}");

@@ -35,14 +35,14 @@ use ldp_storage::{ObjectStorage, ObjectUri};
 use serde::{Deserialize, Serialize};
 
 /// Whether `location` (a table location, a metadata or data file URI) is on object storage
-/// (any scheme but `file`; `ldp-storage` accepts `s3://`, `s3a://`, `s3n://` and refuses others
-/// with a message).
+/// (any scheme but `file`; `ldp-storage` accepts `s3://`, `s3a://`, `s3n://` and `gs://` and
+/// refuses others with a message).
 pub fn is_object_location(location: &str) -> bool {
     ldp_storage::is_object_uri(location)
 }
 
 /// The [`FileIO`] for files under `location`: the local file system for `file://` URIs and
-/// absolute paths, S3 for `s3://` ones.
+/// absolute paths, object storage for `s3://` and `gs://` ones.
 pub(crate) fn file_io_for(location: &str) -> FileIO {
     if is_object_location(location) {
         FileIOBuilder::new(Arc::new(S3StorageFactory)).build()
@@ -62,8 +62,8 @@ impl StorageFactory for S3StorageFactory {
     }
 }
 
-/// iceberg [`Storage`] on S3 through `ldp-storage`: one store per bucket, built from the
-/// environment on first use.
+/// iceberg [`Storage`] on object storage (S3, GCS) through `ldp-storage`: one store per
+/// bucket (`scheme://bucket`), built from the environment on first use.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct S3Storage {
     #[serde(skip)]
@@ -87,12 +87,12 @@ impl S3Storage {
             .buckets
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(storage) = buckets.get(uri.bucket()) {
+        if let Some(storage) = buckets.get(&uri.bucket_url()) {
             return Ok((Arc::clone(storage), uri));
         }
         let storage =
             Arc::new(ObjectStorage::from_env(&uri).map_err(|e| storage_error("open", path, e))?);
-        buckets.insert(uri.bucket().to_string(), Arc::clone(&storage));
+        buckets.insert(uri.bucket_url(), Arc::clone(&storage));
         Ok((storage, uri))
     }
 }

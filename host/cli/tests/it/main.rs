@@ -18,6 +18,7 @@ mod duckdb_target;
 mod events;
 mod evolution;
 mod formats;
+mod gcs;
 mod gold;
 mod gold_build;
 mod hostile_files;
@@ -48,6 +49,30 @@ mod unknown_keys;
 mod upsert;
 mod windows;
 mod workflows;
+
+/// `ldp ARGS` in `dir`, without the variables of the test's own environment whose names start
+/// with one of `cleared`, and with what `env` sets.
+fn ldp_in_env(
+    dir: &Path,
+    args: &[&str],
+    cleared: &[&str],
+    env: impl FnOnce(&mut Command),
+) -> Output {
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ldp"));
+    command
+        .current_dir(dir)
+        .args(["--cache-dir", cache.to_str().unwrap()])
+        .args(args);
+    for (key, _) in std::env::vars_os() {
+        let name = key.to_string_lossy();
+        if cleared.iter().any(|prefix| name.starts_with(prefix)) {
+            command.env_remove(key);
+        }
+    }
+    env(&mut command);
+    command.output().expect("ldp runs")
+}
 
 fn ldp(args: &[&str]) -> Output {
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");

@@ -7,7 +7,7 @@
 //! Without moto the tests fail, never skip, naming the install command.
 
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -125,19 +125,7 @@ elif op == "uploads":
 
 /// `ldp ARGS` in `dir`, without any AWS variable of the test's own environment.
 fn ldp_with(dir: &Path, args: &[&str], env: impl FnOnce(&mut Command)) -> Output {
-    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("component-cache");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ldp"));
-    command
-        .current_dir(dir)
-        .args(["--cache-dir", cache.to_str().unwrap()])
-        .args(args);
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("AWS_") {
-            command.env_remove(key);
-        }
-    }
-    env(&mut command);
-    command.output().expect("ldp runs")
+    super::ldp_in_env(dir, args, &["AWS_"], env)
 }
 
 pub(super) fn write(dir: &Path, name: &str, config: serde_json::Value) {
@@ -549,7 +537,7 @@ fn a_dataset_export_to_s3_uploads_the_object_and_writes_nothing_locally() {
             "datasets",
             "export",
             "rides_v",
-            "gs://lake/exports/rides.parquet",
+            "az://lake/exports/rides.parquet",
             "--config",
             "load.json",
         ],
@@ -557,8 +545,8 @@ fn a_dataset_export_to_s3_uploads_the_object_and_writes_nothing_locally() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(
-            "dataset rides_v@v1: gs://lake/exports/rides.parquet: this ldp reads and writes \
-             objects on S3 (s3://, s3a://, s3n://) only, not gs://"
+            "dataset rides_v@v1: az://lake/exports/rides.parquet: this ldp reads and writes \
+             objects on S3 (s3://, s3a://, s3n://) and Google Cloud Storage (gs://) only, not az://"
         ),
         "{}",
         stderr(&out)

@@ -1,6 +1,9 @@
 //! Downloads and uploads against an in-memory store (the moto server tests of `ldp run` live
 //! in the CLI's tests): small and multipart uploads, a failed part aborting its upload, a
-//! missing object, and calls from inside a tokio runtime.
+//! missing object, and calls from inside a tokio runtime. `gcs`: the same and the rest of the
+//! store's operations on `gs://` against fake-gcs-server.
+
+mod gcs;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
