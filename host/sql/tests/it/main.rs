@@ -255,6 +255,43 @@ fn a_scan_opens_only_the_files_its_filters_may_need() {
     assert_eq!(none.files_scanned, 0);
 }
 
+/// Regression for NaN read as a number: DataFusion 53, given each file's Parquet statistics
+/// (which leave NaN out), reads a float column whose bounds are equal and which has no nulls
+/// as that one value, so `[10.0, NaN]` came back as `[10.0, 10.0]`. ldp does not hand it those
+/// statistics (docs/performance.md); this pins that the NaN is read.
+#[test]
+fn a_float_column_with_nan_reads_its_nan() {
+    use arrow_array::{Float64Array, TimestampMicrosecondArray};
+
+    let batch = RecordBatch::try_from_iter([
+        ("ride_id", Arc::new(Int64Array::from(vec![1, 2])) as _),
+        (
+            "pickup_ts",
+            Arc::new(TimestampMicrosecondArray::from(vec![
+                1_704_067_200_000_000,
+                1_704_067_200_000_001,
+            ])) as _,
+        ),
+        (
+            "fare",
+            Arc::new(Float64Array::from(vec![10.0, f64::NAN])) as _,
+        ),
+    ])
+    .unwrap();
+    let (_dir, session) = partitioned("pickup_ts", ldp_table::Transform::Day, &[batch]);
+    let out = session
+        .query("SELECT fare FROM rides ORDER BY ride_id", 10)
+        .unwrap();
+    assert_eq!(out.files_scanned, 1);
+    let fares = out.batches[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<Float64Array>()
+        .unwrap();
+    assert_eq!(fares.value(0), 10.0);
+    assert!(fares.value(1).is_nan(), "{fares:?}");
+}
+
 /// More partitions than the writer keeps files open (32): every row is written, in at least one
 /// file per partition.
 #[test]
