@@ -24,7 +24,13 @@ pub use maintain::MaintainArgs;
 /// Every source, transform, quality check and sink is a WebAssembly plugin that runs in a
 /// sandbox; the host owns catalogs, commits and scheduling.
 #[derive(Debug, Parser)]
-#[command(name = "ldp", version = VERSION, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "ldp",
+    version = VERSION,
+    propagate_version = true,
+    max_term_width = 100,
+    after_help = "Traces: with OTEL_EXPORTER_OTLP_ENDPOINT set, runs, workflows, tasks and plugin calls are exported as OpenTelemetry spans over OTLP/HTTP (docs/traces.md)."
+)]
 pub struct Cli {
     /// Debug logging on stderr (-vv: trace). LDP_LOG overrides it with a tracing filter, e.g.
     /// LDP_LOG=ldp::plugin=debug.
@@ -916,9 +922,10 @@ pub struct StatusArgs {
     /// Folders of dataset configs, or configs.
     #[arg(value_name = "DIR|CONFIG", required = true)]
     pub paths: Vec<PathBuf>,
-    /// Post each new breach, and each recovery, once to the webhook whose URL is in the
-    /// variable a config names (metadata.monitors.alert.webhook_env); what was posted is kept
-    /// in .ldp/monitors/<identifier>.json next to the config.
+    /// Send each new breach, and each recovery, once: posted to the webhook whose URL is in the
+    /// variable a config names (metadata.monitors.alert.webhook_env), and as a monitor.breached
+    /// or monitor.recovered event to its jsonl and openlineage sinks (metadata.observability);
+    /// what was sent is kept in .ldp/monitors/<identifier>.json next to the config.
     #[arg(long)]
     pub alert: bool,
     /// Print JSON instead of lines.

@@ -13,6 +13,7 @@ mod output;
 mod progress;
 mod report;
 mod settings;
+mod telemetry;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -38,23 +39,47 @@ fn main() -> ExitCode {
         Ok(settings) => settings,
         Err(e) => return report::report(&anyhow::Error::new(e)),
     };
-    init_logging(&settings.log_filter);
-    match commands::run(settings) {
+    let telemetry = init_logging(&settings.log_filter);
+    let code = match commands::run(settings) {
         Ok(code) => ExitCode::from(code),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => report::report(&e),
+    };
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown();
     }
+    code
 }
 
-fn init_logging(filter: &str) {
+/// Logs to stderr through `filter`; with an OTLP endpoint in the environment, ldp's spans also
+/// go to it ([`telemetry`]), whatever the log filter.
+fn init_logging(filter: &str) -> Option<telemetry::Telemetry> {
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .without_time()
-        .init();
+        .with_filter(filter);
+    let registry = tracing_subscriber::registry().with(logs);
+    if !telemetry::wanted() {
+        registry.init();
+        return None;
+    }
+    match telemetry::Telemetry::start() {
+        Ok((telemetry, spans)) => {
+            registry.with(spans).init();
+            Some(telemetry)
+        }
+        Err(why) => {
+            registry.init();
+            tracing::warn!("{why}; no traces are exported");
+            None
+        }
+    }
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

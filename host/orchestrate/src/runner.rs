@@ -135,6 +135,16 @@ pub fn run_workflow(
         ldp_version: ldp_events::payload::LDP_VERSION.to_owned(),
     });
     let started = Instant::now();
+    // The span `ldp.workflow` holds one `ldp.task` per task, which holds its runs' `ldp.run`.
+    let span = tracing::info_span!(
+        "ldp.workflow",
+        "ldp.workflow" = %workflow.identifier,
+        "ldp.run_id" = %run_id,
+        "ldp.attempt" = i64::try_from(attempt).unwrap_or(i64::MAX),
+        "ldp.window" = %format!("{}/{}", window.start, window.end),
+        "ldp.status" = tracing::field::Empty,
+        "otel.status_code" = tracing::field::Empty,
+    );
     let search_since_ms = settings.search_since_ms.unwrap_or_else(|| {
         ldp_pipeline::Staging::search_since(jiff::Timestamp::now().as_millisecond())
     });
@@ -147,8 +157,9 @@ pub fn run_workflow(
         search_since_ms,
         continues,
         plans: plan.tasks.iter().map(|p| (p.id.as_str(), p)).collect(),
+        span: span.clone(),
     };
-    let results = schedule(&shared, &order);
+    let results = span.in_scope(|| schedule(&shared, &order));
     let tasks: Vec<TaskResult> = order
         .iter()
         .filter_map(|task| results.get(task.id.as_str()).cloned())
@@ -162,6 +173,10 @@ pub fn run_workflow(
         tasks,
         ledger: ledger.path().to_path_buf(),
     };
+    span.record("ldp.status", result.status());
+    if result.status() != "succeeded" {
+        span.record("otel.status_code", "ERROR");
+    }
     emitter.record(&WorkflowFinished {
         status: result.status().to_owned(),
         duration_s: result.duration_s,
@@ -186,6 +201,8 @@ struct Shared<'a> {
     search_since_ms: i64,
     continues: Option<&'a Continuation>,
     plans: BTreeMap<&'a str, &'a TaskPlan>,
+    /// The run's `ldp.workflow` span: the parent of each task's, on whatever thread it runs.
+    span: tracing::Span,
 }
 
 impl Shared<'_> {
@@ -350,6 +367,29 @@ fn task_events(shared: &Shared<'_>, task: &Task, run_id: String, attempt: u64) -
 /// Runs a task, and again while it fails with an error another attempt may fix and it has
 /// attempts left.
 fn run_task(shared: &Shared<'_>, task: &Task) -> TaskResult {
+    let span = tracing::info_span!(
+        parent: &shared.span,
+        "ldp.task",
+        "ldp.task_id" = %task.id,
+        "ldp.task_kind" = task.kind.name(),
+        "ldp.status" = tracing::field::Empty,
+        "ldp.attempts" = tracing::field::Empty,
+        "otel.status_code" = tracing::field::Empty,
+    );
+    let result = span.in_scope(|| run_task_attempts(shared, task));
+    span.record("ldp.status", result.status.as_str());
+    span.record(
+        "ldp.attempts",
+        i64::try_from(result.attempts).unwrap_or(i64::MAX),
+    );
+    if !result.ok() {
+        span.record("otel.status_code", "ERROR");
+    }
+    result
+}
+
+/// [`run_task`]'s attempts.
+fn run_task_attempts(shared: &Shared<'_>, task: &Task) -> TaskResult {
     let policy = shared.workflow.retries_of(task);
     let (run_id, base) = carried(shared, task);
     let started = Instant::now();

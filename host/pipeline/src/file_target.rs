@@ -222,7 +222,9 @@ impl FileExport {
             let (sender, receiver) = sync_channel(CHANNEL_BATCHES);
             let source = &source;
             let loaded: &Loaded = &loaded;
-            scope.spawn(move || source.produce(loaded, &sender));
+            scope.spawn(crate::span::in_current_span(move || {
+                source.produce(loaded, &sender)
+            }));
             let receiver = chain.spawn(scope, receiver);
             let incoming = Incoming::start(scope, receiver, &chain, gate.as_ref());
             self.write(&sink, &staging, incoming, options, mode, rec)

@@ -91,7 +91,7 @@ impl Plugin {
 impl CheckStream {
     /// Shows one batch to the check.
     pub fn push(&mut self, batch: &RecordBatch) -> Result<()> {
-        let message = crate::ipc::message(&self.instance, &mut self.encoder, batch)?;
+        let message = crate::ipc::message(&mut self.instance, &mut self.encoder, batch)?;
         self.instance.call(|w, s| Ok(w.push.call(s, &message)?.0))
     }
 

@@ -1,4 +1,6 @@
-//! One sandboxed instance of a plugin and the guard around every call into it.
+//! One sandboxed instance of a plugin and the guard around every call into it. Each instance is
+//! the span `ldp.plugin` from its start to its drop, with its calls, the rows and bytes it took
+//! and gave, and its error as attributes.
 
 use crate::bindings::wit;
 use crate::error::Limit;
@@ -19,6 +21,18 @@ pub(crate) struct Instance<W> {
     plugin: Arc<str>,
     sandbox: Sandbox,
     poisoned: bool,
+    span: tracing::Span,
+    traffic: Traffic,
+}
+
+/// What crossed the boundary of one instance.
+#[derive(Debug, Default)]
+struct Traffic {
+    calls: u64,
+    rows_in: u64,
+    bytes_in: u64,
+    rows_out: u64,
+    bytes_out: u64,
 }
 
 impl<W> Instance<W> {
@@ -28,6 +42,18 @@ impl<W> Instance<W> {
         instantiate: impl FnOnce(&mut Store<HostState>) -> wasmtime::Result<W>,
     ) -> Result<Self> {
         let name: Arc<str> = Arc::from(plugin.name());
+        let span = tracing::info_span!(
+            "ldp.plugin",
+            "ldp.plugin" = %name,
+            "ldp.plugin_kind" = %plugin.kind(),
+            "ldp.calls" = tracing::field::Empty,
+            "ldp.rows_in" = tracing::field::Empty,
+            "ldp.bytes_in" = tracing::field::Empty,
+            "ldp.rows_out" = tracing::field::Empty,
+            "ldp.bytes_out" = tracing::field::Empty,
+            "otel.status_code" = tracing::field::Empty,
+            "otel.status_message" = tracing::field::Empty,
+        );
         let inner = &plugin.runtime.inner;
         let state = HostState::new(&name, sandbox, inner.duckdb.clone())?;
         let mut store = Store::new(&inner.engine, state);
@@ -35,7 +61,12 @@ impl<W> Instance<W> {
         set_deadline(&mut store, sandbox.limits.call_timeout);
         let world = match instantiate(&mut store) {
             Ok(world) => world,
-            Err(e) => return Err(classify(&name, sandbox, &store, e)),
+            Err(e) => {
+                let error = classify(&name, sandbox, &store, e);
+                span.record("otel.status_code", "ERROR");
+                span.record("otel.status_message", error.to_string().as_str());
+                return Err(error);
+            }
         };
         Ok(Self {
             store,
@@ -43,7 +74,21 @@ impl<W> Instance<W> {
             plugin: name,
             sandbox: sandbox.clone(),
             poisoned: false,
+            span,
+            traffic: Traffic::default(),
         })
+    }
+
+    /// Counts a batch of `rows` sent to the plugin as `bytes` of Arrow IPC.
+    pub(crate) fn sent(&mut self, rows: usize, bytes: usize) {
+        self.traffic.rows_in += rows as u64;
+        self.traffic.bytes_in += bytes as u64;
+    }
+
+    /// Counts a batch of `rows` the plugin gave as `bytes` of Arrow IPC.
+    pub(crate) fn received(&mut self, rows: usize, bytes: usize) {
+        self.traffic.rows_out += rows as u64;
+        self.traffic.bytes_out += bytes as u64;
     }
 
     /// The plugin's name.
@@ -54,6 +99,19 @@ impl<W> Instance<W> {
     /// Calls a fallible export: a trap, a broken limit or the plugin's own error become a
     /// [`RuntimeError`] that names the plugin.
     pub(crate) fn call<R>(
+        &mut self,
+        f: impl FnOnce(&W, &mut Store<HostState>) -> wasmtime::Result<Result<R, wit::PluginError>>,
+    ) -> Result<R> {
+        let result = self.call_unrecorded(f);
+        if let Err(e) = &result {
+            self.span.record("otel.status_code", "ERROR");
+            self.span
+                .record("otel.status_message", e.to_string().as_str());
+        }
+        result
+    }
+
+    fn call_unrecorded<R>(
         &mut self,
         f: impl FnOnce(&W, &mut Store<HostState>) -> wasmtime::Result<Result<R, wit::PluginError>>,
     ) -> Result<R> {
@@ -95,6 +153,7 @@ impl<W> Instance<W> {
         if self.poisoned {
             return Err(self.contract("it was called again after it failed"));
         }
+        self.traffic.calls += 1;
         set_deadline(&mut self.store, self.sandbox.limits.call_timeout);
         let result = f(&self.world, &mut self.store);
         // The log import cannot trap: an output budget broken through it shows here.
@@ -117,6 +176,23 @@ impl<W> Instance<W> {
             plugin: self.plugin.to_string(),
             message: message.into(),
         }
+    }
+}
+
+impl<W> Drop for Instance<W> {
+    /// Closes the span with what crossed the boundary.
+    fn drop(&mut self) {
+        if self.span.is_disabled() {
+            return;
+        }
+        // As i64: OpenTelemetry's integers are signed, and a u64 would reach it as text.
+        let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        let t = &self.traffic;
+        self.span.record("ldp.calls", count(t.calls));
+        self.span.record("ldp.rows_in", count(t.rows_in));
+        self.span.record("ldp.bytes_in", count(t.bytes_in));
+        self.span.record("ldp.rows_out", count(t.rows_out));
+        self.span.record("ldp.bytes_out", count(t.bytes_out));
     }
 }
 

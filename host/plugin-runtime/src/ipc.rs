@@ -13,8 +13,12 @@ pub(crate) fn decode<W>(
     msg: Vec<u8>,
 ) -> Result<RecordBatch> {
     // The decoder validates, but a panic on hostile bytes must not take the host down.
+    let bytes = msg.len();
     match catch_unwind(AssertUnwindSafe(|| decoder.decode(msg))) {
-        Ok(Ok(batch)) => Ok(batch),
+        Ok(Ok(batch)) => {
+            instance.received(batch.num_rows(), bytes);
+            Ok(batch)
+        }
         Ok(Err(e)) => {
             Err(instance.contract(format!("it sent a batch that is not valid Arrow IPC: {e}")))
         }
@@ -25,16 +29,18 @@ pub(crate) fn decode<W>(
 /// Lays out a batch's message for a plugin; the call framing it straight into the plugin's
 /// memory ([`crate::direct::BatchExport`]) writes its bytes.
 pub(crate) fn message<W>(
-    instance: &Instance<W>,
+    instance: &mut Instance<W>,
     encoder: &mut Encoder,
     batch: &RecordBatch,
 ) -> Result<Message> {
-    encoder
+    let message = encoder
         .message(batch)
         .map_err(|source| RuntimeError::Encode {
             plugin: instance.plugin().to_string(),
             source,
-        })
+        })?;
+    instance.sent(batch.num_rows(), message.len());
+    Ok(message)
 }
 
 /// Starts a stream for a plugin: the encoder and the Schema message.

@@ -101,7 +101,7 @@ impl SinkStream {
                 .instance
                 .contract("the host wrote a batch to a sink opened for events"));
         };
-        let message = crate::ipc::message(&self.instance, encoder, batch)?;
+        let message = crate::ipc::message(&mut self.instance, encoder, batch)?;
         self.instance
             .call(|w, s| Ok(w.write_batch.call(s, &message)?.0))
     }

@@ -86,7 +86,7 @@ impl TransformStream {
                 self.input
             )));
         }
-        let message = crate::ipc::message(&self.instance, &mut self.encoder, batch)?;
+        let message = crate::ipc::message(&mut self.instance, &mut self.encoder, batch)?;
         let out = self.instance.call(|w, s| Ok(w.push.call(s, &message)?.0))?;
         self.decode_all(out)
     }

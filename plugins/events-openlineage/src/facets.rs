@@ -13,6 +13,11 @@ pub const RUN_EVENT_SCHEMA_URL: &str =
 pub const LDP_RUN_SCHEMA_URL: &str =
     "https://local-data-platform.readthedocs.io/observability/#openlineage";
 
+/// The `_schemaURL` of the custom `ldp_monitor` run facet of a monitor's alert: ldp's own (the
+/// Python tool has no such facet), a URN since ldp publishes no schema document; the fields
+/// are described in `docs/status.md`.
+pub const LDP_MONITOR_SCHEMA_URL: &str = "urn:ldp:openlineage:facet:ldp_monitor:1-0-0";
+
 const FACETS: &str = "https://openlineage.io/spec/facets";
 
 /// The `_schemaURL` of a standard facet by its key.

@@ -21,6 +21,7 @@ pub mod event;
 pub mod facets;
 pub mod json;
 pub mod lineage;
+mod monitor;
 pub mod run_id;
 
 use ldp_plugin_sdk::prelude::*;

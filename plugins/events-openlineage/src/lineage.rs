@@ -1,7 +1,8 @@
 //! Folding the ldp events of a run into OpenLineage `RunEvent`s, as the Python tool's
 //! `OpenLineageSink` does: a `START` at `run.started`, a `COMPLETE` (published, skipped
 //! duplicate) or `FAIL` (blocked by checks, failed) at `run.finished`; the other events are
-//! kept, by type, for the facets of those two.
+//! kept, by type, for the facets of those two. A monitor's alert is an event of its own
+//! ([`crate::monitor`]).
 
 use std::collections::HashMap;
 
@@ -12,6 +13,21 @@ use crate::event::{LdpEvent, event_time};
 use crate::facets::{LDP_RUN_SCHEMA_URL, RUN_EVENT_SCHEMA_URL, facet, facet_schema_url, object};
 use crate::json::{or, py_int, py_str, truthy};
 use crate::run_id::ol_run_id;
+
+/// What an OpenLineage `RunEvent` is made of.
+pub(crate) struct RunEvent<'a> {
+    /// `START`, `COMPLETE`, `FAIL`.
+    pub event_type: &'a str,
+    /// The ldp event it comes from (its time and run id).
+    pub event: &'a LdpEvent,
+    pub run_facets: Map<String, Value>,
+    /// The job's name.
+    pub job: String,
+    /// The job type facet's `jobType`.
+    pub job_type: &'a str,
+    pub inputs: Vec<Value>,
+    pub outputs: Vec<Value>,
+}
 
 /// The runs seen so far, by `(run_id, attempt)`: each run's latest event of each type.
 #[derive(Debug, Default)]
@@ -33,6 +49,12 @@ impl Lineage {
 
     /// Folds one event in; gives the OpenLineage event it triggers, if any.
     pub fn fold(&mut self, event: LdpEvent) -> Result<Option<Value>, PluginError> {
+        if matches!(
+            event.event_type.as_str(),
+            "monitor.breached" | "monitor.recovered"
+        ) {
+            return self.monitor_event(&event).map(Some);
+        }
         let key = (event.run_id.clone(), event.attempt);
         let state = self.runs.entry(key.clone()).or_default();
         state.insert(event.event_type.clone(), event.clone());
@@ -47,6 +69,11 @@ impl Lineage {
             _ => return Ok(None),
         };
         Ok(Some(lineage))
+    }
+
+    /// The producer of every event and facet.
+    pub(crate) fn producer(&self) -> &str {
+        &self.producer
     }
 
     fn state(&self, key: &(String, i64)) -> Option<&HashMap<String, LdpEvent>> {
@@ -192,41 +219,55 @@ impl Lineage {
             _ => self.datasets(start.get("source"), get("run.extracted"), None, None)?,
         };
         let outputs = self.datasets(start.get("target"), quality, quality, get("run.published"))?;
+        Ok(self.run_event(RunEvent {
+            event_type,
+            event,
+            run_facets,
+            job: pipeline,
+            job_type: "PIPELINE",
+            inputs,
+            outputs,
+        }))
+    }
+
+    /// An OpenLineage `RunEvent` of this namespace and producer.
+    pub(crate) fn run_event(&self, parts: RunEvent<'_>) -> Value {
+        let producer = self.producer.as_str();
         let job_type = object([
             ("processingType", Value::from("BATCH")),
             ("integration", Value::from("LDP")),
-            ("jobType", Value::from("PIPELINE")),
+            ("jobType", Value::from(parts.job_type)),
         ]);
-        Ok(Value::Object(object([
-            ("eventType", Value::from(event_type)),
-            ("eventTime", Value::from(event_time(event.ts))),
+        Value::Object(object([
+            ("eventType", Value::from(parts.event_type)),
+            ("eventTime", Value::from(event_time(parts.event.ts))),
             ("producer", Value::from(producer)),
             ("schemaURL", Value::from(RUN_EVENT_SCHEMA_URL)),
             (
                 "run",
                 Value::Object(object([
-                    ("runId", Value::from(ol_run_id(&event.run_id))),
-                    ("facets", Value::Object(run_facets)),
+                    ("runId", Value::from(ol_run_id(&parts.event.run_id))),
+                    ("facets", Value::Object(parts.run_facets)),
                 ])),
             ),
             (
                 "job",
                 Value::Object(object([
                     ("namespace", Value::from(self.namespace.clone())),
-                    ("name", Value::from(pipeline)),
+                    ("name", Value::from(parts.job)),
                     (
                         "facets",
                         Value::Object(object([("jobType", facet("jobType", producer, job_type))])),
                     ),
                 ])),
             ),
-            ("inputs", Value::Array(inputs)),
-            ("outputs", Value::Array(outputs)),
-        ])))
+            ("inputs", Value::Array(parts.inputs)),
+            ("outputs", Value::Array(parts.outputs)),
+        ]))
     }
 
     /// The dataset of a source or target ref, with what the run learnt about it.
-    fn datasets(
+    pub(crate) fn datasets(
         &self,
         reference: Option<&Value>,
         schema_event: Option<&LdpEvent>,
@@ -350,7 +391,7 @@ impl Lineage {
     }
 }
 
-fn error_message(producer: &str, message: String) -> Value {
+pub(crate) fn error_message(producer: &str, message: String) -> Value {
     facet(
         "errorMessage",
         producer,

@@ -133,3 +133,47 @@ fn describes_itself() {
     let schema: Value = serde_json::from_str(&info.config_schema).expect("JSON");
     assert_eq!(schema["properties"]["namespace"]["default"], "ldp");
 }
+
+/// A monitor's alerts: a breach is a `FAIL` of the job `<pipeline>.monitor.<monitor>` with the
+/// detail as its error message, a recovery a `COMPLETE`; the table is the input, and neither
+/// touches the runs being folded.
+#[test]
+fn a_monitor_alert_is_a_run_event_of_its_own() {
+    let alert = |kind: &str, run: &str| {
+        format!(
+            r#"{{"attempt":1,"event_id":"01a23725-703f-70a2-bcb1-b5e58fd5a77a","type":"{kind}","payload":{{"pipeline":"rides","table":"nyc.rides","monitor":"volume","detail":"20 rows added: below min_rows 100","value":20,"target":{{"format":"ICEBERG","name":"nyc.rides","namespace":"file:///lake/warehouse","table_identifier":"nyc.rides"}}}},"run_id":"{run}","schema_version":1,"seq":0,"table_uuid":null,"ts":"2026-08-01T00:00:00.000001+00:00"}}"#
+        )
+    };
+    let lines = openlineage_lines(
+        [
+            alert("monitor.breached", "01a23725-6f95-73c9-8cfe-c24a42626895"),
+            alert("monitor.recovered", "01a23725-6f95-73c9-8cfe-c24a42626896"),
+        ]
+        .iter()
+        .map(String::as_str),
+        "ldp",
+    )
+    .expect("the alerts fold");
+    assert_eq!(lines.len(), 2);
+    let breach: Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(breach["eventType"], "FAIL");
+    assert_eq!(breach["job"]["name"], "rides.monitor.volume");
+    assert_eq!(breach["job"]["facets"]["jobType"]["jobType"], "MONITOR");
+    assert_eq!(breach["inputs"][0]["name"], "nyc.rides");
+    assert_eq!(breach["inputs"][0]["namespace"], "file:///lake/warehouse");
+    let facets = &breach["run"]["facets"];
+    assert_eq!(facets["ldp_monitor"]["status"], "breached");
+    assert_eq!(facets["ldp_monitor"]["value"], 20);
+    assert_eq!(
+        facets["errorMessage"]["message"],
+        "monitor volume breached: 20 rows added: below min_rows 100"
+    );
+    let recovery: Value = serde_json::from_str(&lines[1]).unwrap();
+    assert_eq!(recovery["eventType"], "COMPLETE");
+    assert_eq!(
+        recovery["run"]["facets"]["ldp_monitor"]["status"],
+        "recovered"
+    );
+    assert!(recovery["run"]["facets"].get("errorMessage").is_none());
+    assert_ne!(breach["run"]["runId"], recovery["run"]["runId"]);
+}

@@ -35,7 +35,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::Plan(args) => plan::run(args),
         Task::Schema { kind } => schema::run(*kind),
         Task::Runs(settings) => runs::run(settings),
-        Task::Status(args) => status::run(args),
+        Task::Status(args) => status::run(args, runtime),
         Task::Commits {
             config,
             key,

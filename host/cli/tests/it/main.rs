@@ -43,6 +43,7 @@ mod source_options;
 mod staged;
 mod status;
 mod tables;
+mod telemetry;
 mod torture;
 mod transforms;
 mod unknown_keys;

@@ -320,3 +320,95 @@ fn a_breach_is_posted_to_the_webhook_once_and_its_recovery_once() {
     alert(d, Some(&hook.url));
     assert_eq!(posted(&hook_file).len(), 3);
 }
+
+/// A breach and its recovery reach the config's event sinks once each: a `monitor.breached`
+/// and a `monitor.recovered` line in the JSONL file (which `ldp runs` leaves out), and an
+/// OpenLineage `FAIL` then `COMPLETE` of the job `<pipeline>.monitor.volume`, valid against the
+/// OpenLineage schemas.
+#[test]
+fn a_breach_and_its_recovery_are_events_in_the_sinks_once_each() {
+    let dir = rides_workdir("{}");
+    let d = dir.path();
+    std::fs::create_dir(d.join("lake")).unwrap();
+    let with = |min: u64| {
+        config(
+            "small",
+            "../data/rides.csv",
+            &format!(r#"{{"volume": {{"min_rows": {min}}}}}"#),
+            "",
+        )
+        .replace(
+            r#"[{"type": "jsonl", "path": ".ldp/small.jsonl"}]"#,
+            r#"[{"type": "jsonl", "path": ".ldp/small.jsonl"},
+                {"type": "openlineage", "path": ".ldp/small.openlineage.jsonl"}]"#,
+        )
+    };
+    let file = write(d, "lake/small.json", &with(100));
+    assert_eq!(ldp(&["run", &file]).status.code(), Some(0));
+    let monitor_lines = || -> Vec<serde_json::Value> {
+        posted(&d.join("lake/.ldp/small.jsonl"))
+            .into_iter()
+            .filter(|e| e["type"].as_str().unwrap().starts_with("monitor."))
+            .collect()
+    };
+
+    for _ in 0..2 {
+        let (code, doc, err) = alert(d, None);
+        assert_eq!(code, Some(3), "{err}");
+        assert!(
+            doc["tables"][0]["alerts"].as_array().unwrap().len() <= 1,
+            "{doc}"
+        );
+    }
+    let (_, doc, _) = alert(d, None);
+    assert_eq!(doc["tables"][0]["alerts"], serde_json::json!([]), "{doc}");
+    let events = monitor_lines();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["type"], "monitor.breached");
+    assert_eq!(events[0]["payload"]["monitor"], "volume");
+    assert_eq!(events[0]["payload"]["table"], "nyc.small");
+    assert_eq!(events[0]["payload"]["target"]["name"], "nyc.small");
+
+    write(d, "lake/small.json", &with(1));
+    let (code, doc, err) = alert(d, None);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(doc["tables"][0]["alerts"][0]["channel"], "events", "{doc}");
+    assert_eq!(doc["tables"][0]["alerts"][0]["sent"], true, "{doc}");
+    alert(d, None);
+    let events = monitor_lines();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[1]["type"], "monitor.recovered");
+
+    // `ldp runs` lists the one run, not the alerts.
+    let out = ldp(&["runs", &file, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let runs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(runs["runs"].as_array().map(Vec::len), Some(1), "{runs}");
+
+    let lineage = d.join("lake/.ldp/small.openlineage.jsonl");
+    let ol: Vec<serde_json::Value> = posted(&lineage)
+        .into_iter()
+        .filter(|e| e["job"]["name"] == "small.monitor.volume")
+        .collect();
+    let kinds: Vec<&str> = ol
+        .iter()
+        .map(|e| e["eventType"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["FAIL", "COMPLETE"], "{ol:?}");
+    assert_eq!(ol[0]["inputs"][0]["name"], "nyc.small");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/validate_openlineage.py");
+    let out = std::process::Command::new(super::interop::python())
+        .arg(&script)
+        .arg(&lineage)
+        .arg("--spec")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/openlineage/spec"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}\n(needs: .venv/bin/pip install 'jsonschema[format-nongpl]')",
+        stdout(&out),
+        stderr(&out)
+    );
+}

@@ -12,12 +12,14 @@
 //!
 //! and an error after the start emits [`Failed`] then [`Finished`] with
 //! [`Outcome::Failed`]. The emitter adds `pipeline` and `table` (and a workflow's tags) to every
-//! payload. Workflow runs use the payloads of [`workflow`](self::WorkflowStarted).
+//! payload. Workflow runs use the payloads of [`workflow`](self::WorkflowStarted); the alerts of
+//! `ldp status --alert` are [`MonitorAlert`]s.
 
 mod blocked;
 mod extracted;
 mod failed;
 mod finished;
+mod monitor;
 mod quality;
 mod schema;
 mod started;
@@ -30,6 +32,7 @@ pub use blocked::BlockedQuality;
 pub use extracted::Extracted;
 pub use failed::{Failed, Stage};
 pub use finished::{Finished, Outcome, round_duration};
+pub use monitor::{MONITOR_BREACHED, MONITOR_RECOVERED, MonitorAlert, is_monitor_event};
 pub use quality::{CheckOutcome, QualityEvaluated, check_column, redact_details, redact_metrics};
 pub use schema::SchemaField;
 pub use started::{COMPATIBLE_VERSION, LDP_VERSION, Publish, Started, TransformRef};

@@ -178,9 +178,13 @@ pub(crate) fn checks_text(payload: &Map<String, Value>) -> String {
 }
 
 /// One summary per `(run_id, attempt)`, newest first (by start time, then run id and attempt,
-/// descending). With `final_attempts_only`, only the last attempt of each run.
+/// descending). With `final_attempts_only`, only the last attempt of each run. A monitor's
+/// alerts (`monitor.*`) are not runs and are left out.
 pub fn summarize_runs(events: &[Event], final_attempts_only: bool) -> Vec<RunSummary> {
-    let mut ordered: Vec<&Event> = events.iter().collect();
+    let mut ordered: Vec<&Event> = events
+        .iter()
+        .filter(|event| !crate::payload::is_monitor_event(&event.event_type))
+        .collect();
     ordered.sort_by(|a, b| (&a.run_id, a.attempt, a.seq).cmp(&(&b.run_id, b.attempt, b.seq)));
     let mut runs: BTreeMap<(String, i64), RunSummary> = BTreeMap::new();
     for event in ordered {

@@ -59,7 +59,7 @@ impl Recorder {
     ) -> Recorder {
         let mut events =
             RunEvents::for_pipeline(run_id, i64::from(attempt), &config.identifier, Some(label));
-        for sink in sinks(config, runtime, table) {
+        for sink in sinks(config, runtime, table, true) {
             events.add_sink(sink);
         }
         if let Some(context) = context {
@@ -300,7 +300,7 @@ fn input_refs(config: &Config) -> Vec<DatasetRef> {
 }
 
 /// The dataset ref of an Iceberg table.
-pub(crate) fn iceberg_ref(table: &TargetTable) -> DatasetRef {
+pub fn iceberg_ref(table: &TargetTable) -> DatasetRef {
     DatasetRef::iceberg(
         &table.identifier(),
         Some(&match &table.object_location {
@@ -321,10 +321,32 @@ fn base_dir(config: &Config) -> PathBuf {
 }
 
 /// The sinks of `metadata.observability` that could be opened; the others are logged.
+/// The event sinks of `metadata.observability` that take a monitor's alerts: `jsonl` and
+/// `openlineage` (the `_ldp` tables hold runs only).
+pub fn alert_sinks(config: &Config, runtime: &Runtime) -> Vec<Box<dyn ldp_events::EventSink>> {
+    sinks(config, runtime, None, false)
+}
+
+/// Whether `metadata.observability` names a sink that takes a monitor's alerts
+/// ([`alert_sinks`]).
+pub fn has_alert_sinks(config: &Config) -> bool {
+    config
+        .raw
+        .get("metadata")
+        .and_then(|m| m.as_object())
+        .and_then(|metadata| ldp_config::sink_specs(metadata).ok())
+        .is_some_and(|specs| {
+            specs
+                .iter()
+                .any(|spec| matches!(spec.kind, SinkKind::Jsonl | SinkKind::OpenLineage))
+        })
+}
+
 fn sinks(
     config: &Config,
     runtime: &Runtime,
     table: Option<&TargetTable>,
+    with_iceberg: bool,
 ) -> Vec<Box<dyn ldp_events::EventSink>> {
     let Some(metadata) = config.raw.get("metadata").and_then(|m| m.as_object()) else {
         return Vec::new();
@@ -350,6 +372,7 @@ fn sinks(
     for spec in specs {
         let opened: Result<Box<dyn ldp_events::EventSink>, String> = match spec.kind {
             SinkKind::Null => continue,
+            SinkKind::Iceberg if !with_iceberg => continue,
             SinkKind::Jsonl => {
                 let file = path_of(spec.options.get("path"), DEFAULT_JSONL_PATH);
                 PluginEventSink::open(

@@ -114,7 +114,7 @@ impl Gate {
     /// Starts the checks' thread in `scope`; feed it with the returned [`GateRun`].
     pub fn start<'scope, 'env>(&'env self, scope: &'scope Scope<'scope, 'env>) -> GateRun<'scope> {
         let (sender, receiver) = sync_channel(CHANNEL_BATCHES);
-        let handle = scope.spawn(move || self.consume(receiver));
+        let handle = scope.spawn(crate::span::in_current_span(move || self.consume(receiver)));
         GateRun {
             sender: Some(sender),
             handle: Some(handle),

@@ -98,7 +98,9 @@ impl Chain {
             return input;
         }
         let (sender, output) = sync_channel(self.capacity);
-        scope.spawn(move || self.run(&input, &sender));
+        scope.spawn(crate::span::in_current_span(move || {
+            self.run(&input, &sender)
+        }));
         output
     }
 

@@ -108,7 +108,9 @@ fn run_sample(
         let (sender, receiver) = sync_channel(4);
         let (head_sender, head) = sync_channel(4);
         let loaded: &Loaded = &loaded;
-        scope.spawn(move || source.produce(loaded, &sender));
+        scope.spawn(crate::span::in_current_span(move || {
+            source.produce(loaded, &sender)
+        }));
         // Only the first `rows` rows go on to the chain; then the source is hung up on.
         let input = scope.spawn(move || -> Option<(SchemaRef, u64)> {
             let mut schema = None;

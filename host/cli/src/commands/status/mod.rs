@@ -1,7 +1,7 @@
 //! `ldp status DIR|CONFIG… [--json]`: one line per table of a lake, with its freshness, its last
 //! run and gates, and the verdicts of its monitors ([`ldp_monitor`]); exit 3 when a monitor is
-//! breached. With `--alert`, each breach and recovery is posted once to the config's webhook
-//! ([`alerts`]).
+//! breached. With `--alert`, each breach and recovery is sent once to the config's webhook and
+//! event sinks ([`alerts`]).
 
 mod alerts;
 
@@ -12,6 +12,7 @@ use ldp_config::Config;
 use ldp_events::runs::summarize_runs;
 use ldp_monitor::{Facts, RunFact, SnapshotFact, Verdict, age_text};
 use ldp_pipeline::TargetTable;
+use ldp_plugin_runtime::Runtime;
 use serde_json::{Value, json};
 
 use crate::args::StatusArgs;
@@ -27,7 +28,9 @@ struct Status {
     last_snapshot_ms: Option<i64>,
     last_run: Option<Value>,
     verdicts: Vec<Verdict>,
-    /// The alerts `--alert` posted (or could not).
+    /// The table's dataset reference, as run events carry it.
+    target: Value,
+    /// The alerts `--alert` sent (or could not).
     alerts: Vec<Value>,
 }
 
@@ -37,20 +40,40 @@ impl Status {
     }
 }
 
-/// Prints the status of each table; 3 when a monitor is breached.
-pub fn run(args: &StatusArgs) -> anyhow::Result<u8> {
+/// Prints the status of each table; 3 when a monitor is breached. `runtime` makes the plugin
+/// runtime the event sinks of `--alert` run in (only when a config has one).
+pub fn run<E>(args: &StatusArgs, runtime: impl FnOnce() -> Result<Runtime, E>) -> anyhow::Result<u8>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
     let now_ms = jiff::Timestamp::now().as_millisecond();
+    let now = jiff::Timestamp::from_millisecond(now_ms)
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    let configs: Vec<(PathBuf, Config)> = configs(&args.paths)?
+        .into_iter()
+        .filter(|(_, config)| config.target().is_iceberg())
+        .collect();
+    let runtime = match args.alert
+        && configs
+            .iter()
+            .any(|(_, c)| ldp_pipeline::has_alert_sinks(c))
+    {
+        true => Some(runtime()?),
+        false => None,
+    };
     let mut statuses = Vec::new();
-    for (file, config) in configs(&args.paths)? {
-        if !config.target().is_iceberg() {
-            continue;
-        }
-        let mut status = status(&file, &config, now_ms)?;
+    for (file, config) in &configs {
+        let mut status = status(file, config, now_ms)?;
         if args.alert {
-            let now = jiff::Timestamp::from_millisecond(now_ms)
-                .map(|t| t.to_string())
-                .unwrap_or_default();
-            status.alerts = alerts::send(&config, &status.table, &status.verdicts, &now);
+            let table = alerts::Table {
+                config,
+                name: &status.table,
+                target: &status.target,
+                verdicts: &status.verdicts,
+                now: &now,
+            };
+            status.alerts = alerts::send(&table, runtime.as_ref());
         }
         statuses.push(status);
     }
@@ -168,6 +191,7 @@ fn status(file: &Path, config: &Config, now_ms: i64) -> anyhow::Result<Status> {
         last_snapshot_ms: facts.snapshots.last().map(|s| s.timestamp_ms),
         last_run,
         verdicts: ldp_monitor::evaluate(&config.metadata.monitors, &facts),
+        target: ldp_pipeline::iceberg_ref(&target).to_value(),
         alerts: Vec::new(),
     })
 }
