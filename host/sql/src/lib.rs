@@ -49,6 +49,7 @@ mod nesting;
 mod provider;
 mod pruning;
 mod session;
+mod statistics;
 mod stream;
 mod value_cap;
 

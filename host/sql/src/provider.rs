@@ -22,6 +22,7 @@ use ldp_table::Table;
 
 use crate::error::Result;
 use crate::pruning::{FileStats, keep};
+use crate::statistics::ParquetWithStatistics;
 
 /// The table as of `snapshot` (default: its current snapshot) as a DataFusion table.
 ///
@@ -75,7 +76,8 @@ pub fn shipped_listing(
     if kept.is_empty() {
         kept.extend(table.files.first());
     }
-    table.listing(&kept).map(Some)
+    // Plain Parquet without statistics: DataFusion's plan codec ships only its own formats.
+    table.listing(&kept, None).map(Some)
 }
 
 /// The schema without field metadata (`PARQUET:field_id`), so files written by other tools, whose
@@ -97,13 +99,24 @@ struct SnapshotTable {
 }
 
 impl SnapshotTable {
-    fn listing(&self, files: &[&FileStats]) -> datafusion::error::Result<ListingTable> {
+    /// The listing table over `files`. With the `state` of the session that plans it, it has
+    /// the session's partitions and hands the planner each file's statistics
+    /// ([`ParquetWithStatistics`]); without, it is plain Parquet, one partition, no statistics.
+    fn listing(
+        &self,
+        files: &[&FileStats],
+        state: Option<&dyn DfSession>,
+    ) -> datafusion::error::Result<ListingTable> {
         let urls = files
             .iter()
             .map(|f| ListingTableUrl::parse(&f.uri))
             .collect::<datafusion::error::Result<Vec<_>>>()?;
-        let options =
-            ListingOptions::new(Arc::new(ParquetFormat::default())).with_file_extension(".parquet");
+        let options = match state {
+            Some(state) => ListingOptions::new(Arc::new(ParquetWithStatistics::default()))
+                .with_session_config_options(state.config()),
+            None => ListingOptions::new(Arc::new(ParquetFormat::default())),
+        }
+        .with_file_extension(".parquet");
         let config = ListingTableConfig::new_with_multi_paths(urls)
             .with_listing_options(options)
             .with_schema(self.schema.clone());
@@ -148,7 +161,7 @@ impl TableProvider for SnapshotTable {
                 .await;
         }
         register_object_stores(state.runtime_env(), &kept)?;
-        self.listing(&kept)?
+        self.listing(&kept, Some(state))?
             .scan(state, projection, filters, limit)
             .await
     }

@@ -182,7 +182,8 @@ fn refused_calls_say_why_and_are_audited() {
         ["query", {"sql": "SELECT * FROM '/etc/passwd'"}],
         ["query", {"sql": "SELECT * FROM shop.dishes"}],
         ["sample_rows", {"table": "dishes"}],
-        ["query", {"sql": "SELECT count(*) FROM shop.orders a, shop.orders b, shop.orders c, shop.orders d, shop.orders e, shop.orders f, shop.orders g, shop.orders h, shop.orders i, shop.orders j"}],
+        // Not count(*): the planner answers that from the files' row counts without a scan.
+        ["query", {"sql": "SELECT max(a.amount + j.amount) FROM shop.orders a, shop.orders b, shop.orders c, shop.orders d, shop.orders e, shop.orders f, shop.orders g, shop.orders h, shop.orders i, shop.orders j"}],
         ["query", {"sql": "SELECT 1", "max_rows": 0}],
         ["get_dataset", {"name": "nope"}],
     ]);
@@ -258,7 +259,8 @@ fn hostile_queries_are_refused_or_stopped_audited_and_the_server_serves_on() {
     let unions = vec!["SELECT 1"; 5_000].join(" UNION ALL ");
     let calls = json!([
         ["query", {"sql": unions}],
-        ["query", {"sql": "SELECT count(*) FROM numbers a, numbers b, numbers c, numbers d"}],
+        // Not count(*): the planner answers that from the files' row counts without a scan.
+        ["query", {"sql": "SELECT sum(a.n + b.n + c.n + d.n) FROM numbers a, numbers b, numbers c, numbers d"}],
         ["__server__", {}],
         ["__sleep__", {"seconds": 1.5}],
         ["__server__", {}],
