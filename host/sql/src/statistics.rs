@@ -20,9 +20,9 @@ use datafusion::datasource::file_format::parquet::ParquetFormat;
 use datafusion::datasource::file_format::{FileFormat, FileMeta};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSinkConfig, FileSource};
 use datafusion::datasource::table_schema::TableSchema;
+use datafusion::object_store::{ObjectMeta, ObjectStore};
 use datafusion::physical_expr::{LexOrdering, LexRequirement};
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::object_store::{ObjectMeta, ObjectStore};
 
 /// Parquet whose files' statistics reach the planner without the bounds of float columns.
 #[derive(Debug, Default)]
@@ -32,11 +32,7 @@ pub(crate) struct ParquetWithStatistics {
 
 /// `statistics` without the bounds of the float columns of `schema`.
 fn without_float_bounds(mut statistics: Statistics, schema: &SchemaRef) -> Statistics {
-    for (column, field) in statistics
-        .column_statistics
-        .iter_mut()
-        .zip(schema.fields())
-    {
+    for (column, field) in statistics.column_statistics.iter_mut().zip(schema.fields()) {
         if matches!(
             field.data_type(),
             DataType::Float16 | DataType::Float32 | DataType::Float64
