@@ -9,6 +9,7 @@ use std::process::Output;
 
 use ldp_test_servers::gcs::FakeGcs;
 
+use super::s3::{ids, write};
 use super::{rides, stderr};
 
 /// `ldp ARGS` in `dir` against `gcs`, with no `GOOGLE_*` or `AWS_*` variable of the test's own
@@ -21,31 +22,11 @@ fn ldp(gcs: &FakeGcs, dir: &Path, args: &[&str]) -> Output {
     })
 }
 
-fn write(dir: &Path, name: &str, config: serde_json::Value) {
-    std::fs::write(dir.join(name), config.to_string()).unwrap();
-}
-
 fn gs_table_block(dir: &Path) -> serde_json::Value {
     let uri = format!("sqlite:///{}", dir.join("catalog.db").display());
     serde_json::json!({"name": "rides", "format": "ICEBERG", "write_mode": "append",
         "catalog": {"type": "sql", "name": "lakecat", "namespace": "nyc", "uri": uri,
             "warehouse": "gs://lake/wh"}})
-}
-
-fn ids(csv: &[u8]) -> Vec<String> {
-    let mut ids: Vec<String> = String::from_utf8_lossy(csv)
-        .lines()
-        .skip(1)
-        .map(|line| {
-            line.split(',')
-                .next()
-                .unwrap()
-                .trim_matches('"')
-                .to_string()
-        })
-        .collect();
-    ids.sort();
-    ids
 }
 
 fn json(out: Output) -> serde_json::Value {

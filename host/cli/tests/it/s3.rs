@@ -147,7 +147,8 @@ fn export(target: &str, quality: Option<serde_json::Value>) -> serde_json::Value
     config
 }
 
-fn ids(csv: &[u8]) -> Vec<String> {
+/// The first column of a CSV's rows, sorted.
+pub(super) fn ids(csv: &[u8]) -> Vec<String> {
     let mut ids: Vec<String> = String::from_utf8_lossy(csv)
         .lines()
         .skip(1)
