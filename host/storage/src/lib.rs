@@ -388,8 +388,7 @@ fn store_from_vars(
                 .build()
                 .map_err(|source| Error::Config {
                     uri: shown.to_string(),
-                    hint: "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_REGION and \
-                           AWS_ENDPOINT_URL",
+                    hint: Provider::S3.config_hint(),
                     source,
                 })?;
             Ok(Arc::new(store))

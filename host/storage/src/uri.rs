@@ -55,6 +55,19 @@ impl Provider {
         }
     }
 
+    /// The environment variables that configure this provider's store, for messages.
+    pub(crate) fn config_hint(self) -> &'static str {
+        match self {
+            Provider::S3 => {
+                "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_REGION and AWS_ENDPOINT_URL"
+            }
+            Provider::Gcs => {
+                "GOOGLE_APPLICATION_CREDENTIALS (or GOOGLE_SERVICE_ACCOUNT) and \
+                 STORAGE_EMULATOR_HOST"
+            }
+        }
+    }
+
     /// The environment variables that give this provider's credentials, for messages.
     pub(crate) fn credential_hint(self) -> &'static str {
         match self {

@@ -33,6 +33,7 @@ use object_store::ObjectStore;
 use object_store::gcp::{GcpCredentialProvider, GoogleCloudStorageBuilder, GoogleConfigKey};
 
 use crate::error::{Error, Result};
+use crate::uri::Provider;
 
 pub(crate) use store::GcsJsonStore;
 
@@ -54,8 +55,7 @@ pub(crate) fn store(
 ) -> Result<Arc<dyn ObjectStore>> {
     let config_error = |source| Error::Config {
         uri: shown.to_string(),
-        hint: "GOOGLE_APPLICATION_CREDENTIALS (or GOOGLE_SERVICE_ACCOUNT) and \
-               STORAGE_EMULATOR_HOST",
+        hint: Provider::Gcs.config_hint(),
         source,
     };
     let emulator = vars
