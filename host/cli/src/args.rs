@@ -152,6 +152,19 @@ pub enum Command {
     ///
     /// Example: ldp status examples/ --json
     Status(StatusArgs),
+    /// Serve a read-only web page over a lake: the tables with their freshness and gates (the
+    /// status of `ldp status`), a page per table (schema and column docs, the snapshot timeline
+    /// as a chart with the rows at any snapshot, partitions and files, runs and quality results,
+    /// upstream and downstream tables), and a SQL box whose queries pass `ldp mcp`'s guard.
+    ///
+    /// Everything the page needs is in the binary; it works offline and never writes. It
+    /// listens on 127.0.0.1:8765 (loopback: answered only for a loopback Host). Another address
+    /// needs a token in LDP_UI_TOKEN (16 characters or more): open the printed address with
+    /// ?token=TOKEN once, or send Authorization: Bearer TOKEN. Stops on Ctrl-C.
+    ///
+    /// Examples: ldp ui examples/workflows
+    ///           LDP_UI_TOKEN=... ldp ui lake/ --listen 0.0.0.0:8765
+    Ui(UiArgs),
     /// Show the runs a pipeline recorded (its run events), newest first.
     ///
     /// With a config: from the `_ldp.runs` table of its Iceberg catalog (the `iceberg` event
@@ -931,6 +944,26 @@ pub struct StatusArgs {
     /// Print JSON instead of lines.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `ldp ui`.
+#[derive(Debug, Args)]
+pub struct UiArgs {
+    /// Folders of dataset configs (and workflow files), or configs.
+    #[arg(value_name = "DIR|CONFIG", required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The address to listen on (port 0: any free port); beyond loopback it needs LDP_UI_TOKEN.
+    #[arg(long, value_name = "ADDR", default_value = ldp_ui::DEFAULT_LISTEN)]
+    pub listen: std::net::SocketAddr,
+    /// The most rows a query result holds.
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_rows: u64,
+    /// The longest a query may run, in seconds.
+    #[arg(long, value_name = "S", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// The most memory one query may hold, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(16..))]
+    pub max_memory_mb: u64,
 }
 
 /// `ldp runs`.

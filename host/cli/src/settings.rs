@@ -177,6 +177,8 @@ pub enum Task {
     ScheduleList(crate::args::ScheduleListArgs),
     /// `ldp mcp`.
     Mcp(ldp_mcp::McpSettings),
+    /// `ldp ui`.
+    Ui(ldp_ui::UiSettings),
     /// `ldp workflow run`.
     WorkflowRun(crate::args::WorkflowRunArgs),
     /// `ldp schedule tick`.
@@ -472,6 +474,7 @@ impl Settings {
                 Task::TransformTest(transform_test_settings(args)?)
             }
             Command::Mcp(args) => Task::Mcp(mcp_settings(args)?),
+            Command::Ui(args) => Task::Ui(ui_settings(args)?),
             Command::Workflow(crate::args::WorkflowCommand::Plan(args)) => Task::WorkflowPlan(args),
             Command::Workflow(crate::args::WorkflowCommand::Run(args)) => {
                 check_jobs(args.jobs)?;
@@ -539,6 +542,28 @@ fn mcp_settings(args: crate::args::McpArgs) -> Result<ldp_mcp::McpSettings, Sett
         memory_limit: usize::try_from(args.max_memory_mb.saturating_mul(1024 * 1024)).ok(),
         engine: cluster_setting(args.cluster.as_deref())?.map(ldp_cluster::cluster_engine),
     })
+}
+
+/// The settings of `ldp ui`, checked: the token comes from `LDP_UI_TOKEN`.
+fn ui_settings(args: crate::args::UiArgs) -> Result<ldp_ui::UiSettings, SettingsError> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 3600.0) {
+        return Err(SettingsError::OutOfRange {
+            flag: "--timeout",
+            what: "a number of seconds above 0 and at most 3600",
+            value: args.timeout.to_string(),
+        });
+    }
+    let mut settings = ldp_ui::UiSettings::new(args.paths, args.listen);
+    settings.token = std::env::var(ldp_ui::TOKEN_ENV)
+        .ok()
+        .filter(|t| !t.is_empty());
+    settings.max_rows = usize::try_from(args.max_rows).unwrap_or(1000);
+    settings.timeout = std::time::Duration::from_secs_f64(args.timeout);
+    settings.memory_limit = usize::try_from(args.max_memory_mb.saturating_mul(1024 * 1024)).ok();
+    settings
+        .validate()
+        .map_err(|e| SettingsError::Options(e.to_string()))?;
+    Ok(settings)
 }
 
 /// `--jobs` is at least 1.

@@ -18,7 +18,7 @@ mod error;
 mod lake;
 mod server;
 pub mod tools;
-mod values;
+pub mod values;
 
 use std::path::PathBuf;
 use std::time::Duration;

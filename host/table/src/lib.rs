@@ -74,6 +74,7 @@ pub mod evolve;
 pub mod expire;
 mod files;
 mod io;
+mod listing;
 pub mod location;
 mod manifests;
 mod orphans;
@@ -104,6 +105,7 @@ pub use iceberg::spec::Transform;
 /// take them (with serde in the REST catalog's JSON shape).
 pub use iceberg::{TableCreation, TableRequirement, TableUpdate};
 pub use io::is_object_location;
+pub use listing::FileInfo;
 pub use manifests::{ManifestRewriteReport, rewrite_manifests};
 pub use orphans::{
     DEFAULT_KEEP_METADATA_VERSIONS, DEFAULT_ORPHAN_AGE_HOURS, MAX_RECHECKS, MIN_APPLY_AGE_HOURS,

@@ -22,6 +22,7 @@ mod schema;
 mod snapshots;
 mod status;
 mod transform;
+mod ui;
 mod workflow;
 
 use crate::settings::{Settings, Task};
@@ -59,6 +60,7 @@ pub fn run(settings: Settings) -> anyhow::Result<u8> {
         Task::PluginNew(args) => scaffold::new(args),
         Task::PluginWit { dir } => scaffold::wit(dir),
         Task::WorkflowPlan(args) => workflow::plan(args),
+        Task::Ui(settings) => ui::serve(settings, runtime()?, crate::interrupt::install()),
         Task::Mcp(settings) => {
             ldp_mcp::serve(settings, runtime()?)?;
             Ok(0)

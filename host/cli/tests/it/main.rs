@@ -46,6 +46,7 @@ mod tables;
 mod telemetry;
 mod torture;
 mod transforms;
+mod ui;
 mod unknown_keys;
 mod upsert;
 mod windows;

@@ -12,5 +12,5 @@ mod table;
 pub use render::{
     RunsOptions, event_detail, events_table, no_runs_message, runs_json, runs_text, summary_table,
 };
-pub use select::select_events;
+pub use select::{is_selected, select_events};
 pub use summary::{RunSummary, summarize_runs};

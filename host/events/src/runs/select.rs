@@ -12,13 +12,18 @@ pub fn select_events(
 ) -> Vec<Event> {
     events
         .into_iter()
-        .filter(|event| match pipeline {
-            None => true,
-            Some(identifier) => match event.payload.get("pipeline") {
-                None | Some(serde_json::Value::Null) => true,
-                Some(value) => value.as_str() == Some(identifier),
-            },
-        })
-        .filter(|event| run_id.is_none_or(|id| event.run_id == id))
+        .filter(|event| is_selected(event, pipeline, run_id))
         .collect()
+}
+
+/// Whether [`select_events`] keeps `event`.
+pub fn is_selected(event: &Event, pipeline: Option<&str>, run_id: Option<&str>) -> bool {
+    let of_pipeline = match pipeline {
+        None => true,
+        Some(identifier) => match event.payload.get("pipeline") {
+            None | Some(serde_json::Value::Null) => true,
+            Some(value) => value.as_str() == Some(identifier),
+        },
+    };
+    of_pipeline && run_id.is_none_or(|id| event.run_id == id)
 }
