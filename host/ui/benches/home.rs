@@ -1,7 +1,8 @@
 //! How long the home page of `ldp ui` takes on a lake of 200 tables with 1,000 snapshots each:
 //! the page, its script and style, and `/api/home` (every table's status: its metadata read,
-//! its monitors evaluated), fetched one after another as a browser does, first on a server
-//! just started, then again and again.
+//! its monitors evaluated), fetched one after another as a browser does, first at the instant
+//! the server starts (the request waits for the server's read-ahead of every metadata file),
+//! then again and again (each metadata file is read again only when it changes).
 //!
 //! One table gets its 1,000 snapshots by real appends; the 199 others are registered in the
 //! catalog with copies of its metadata file, so each has a metadata file of its own to read.

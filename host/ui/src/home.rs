@@ -13,6 +13,7 @@ use crate::error::UiError;
 use crate::state::State;
 
 pub(crate) fn home(state: &State) -> Result<Value, UiError> {
+    let _one_at_a_time = state.home.lock().unwrap_or_else(|e| e.into_inner());
     let now_ms = jiff::Timestamp::now().as_millisecond();
     let configs: Vec<(PathBuf, Config)> = ldp_status::lake_configs(&state.settings.paths)?
         .into_iter()

@@ -15,6 +15,10 @@ pub(crate) struct State {
     pub(crate) settings: UiSettings,
     /// What was read of each table's metadata file, for the home page.
     pub(crate) metadata: ldp_status::MetadataCache,
+    /// Held while the home page's document is made: a request that comes while the lake is
+    /// read (the read-ahead at start) waits for that read and uses what it kept, instead of
+    /// reading every metadata file a second time beside it.
+    pub(crate) home: std::sync::Mutex<()>,
     runtime: Runtime,
     context: RwLock<Option<Arc<Context>>>,
 }
@@ -24,6 +28,7 @@ impl State {
         State {
             settings,
             metadata: ldp_status::MetadataCache::new(),
+            home: std::sync::Mutex::new(()),
             runtime,
             context: RwLock::new(None),
         }

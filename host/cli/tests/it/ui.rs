@@ -325,6 +325,19 @@ fn the_api_answers_loopback_hosts_json_posts_and_its_token_only() {
         page.contains(r#"<script src="/app.js" defer></script>"#),
         "{page}"
     );
+    // A load while the page is up shows on the next request: the metadata read before is kept
+    // only while the catalog points at the same file.
+    run(&folder.join("rides.json"), 0);
+    let (_, home) = ui.get("/api/home");
+    let rides = home["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["table"] == "nyc.rides")
+        .cloned()
+        .unwrap();
+    assert_eq!(rides["snapshots"], 3, "{rides}");
+    assert_eq!(rides["rows"], 60, "{rides}");
     drop(ui);
 
     // With a token: nothing without it, a bearer header or the cookie that /?token= sets.
