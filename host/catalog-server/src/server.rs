@@ -1,25 +1,20 @@
-//! The HTTP server: the listener, the runtime, the per-request glue (token, body, blocking
-//! handler, error responses, logging) and shutdown.
+//! The HTTP server: the listener, and the per-request glue (token, body, blocking handler,
+//! error responses, logging) on the server loop of [`ldp_http_serve`].
 //!
-//! The server runs on its own thread with a small tokio runtime; catalog and file work runs on
-//! the runtime's blocking threads (the catalog and the table layer are synchronous).
+//! Catalog and file work runs on the runtime's blocking threads (the catalog and the table
+//! layer are synchronous).
 
-use std::convert::Infallible;
-use std::net::{SocketAddr, TcpListener as StdListener};
+use std::net::TcpListener as StdListener;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Response, StatusCode};
-use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
-use tokio::sync::watch;
+use ldp_http_serve::ServerOptions;
+pub use ldp_http_serve::{RunningServer, ShutdownHandle};
 
 use crate::auth;
 use crate::cache::MetadataCache;
@@ -31,9 +26,6 @@ use crate::settings::ServeSettings;
 /// The largest request body read (a commit of many snapshots stays far below).
 pub const MAX_BODY_BYTES: usize = 32 << 20;
 
-/// How long shutdown waits for requests in flight.
-const DRAIN: Duration = Duration::from_secs(10);
-
 /// What every request handler sees.
 #[derive(Debug)]
 pub(crate) struct State {
@@ -41,72 +33,6 @@ pub(crate) struct State {
     pub(crate) token: Option<String>,
     pub(crate) read_only: bool,
     pub(crate) metadata: MetadataCache,
-}
-
-/// A server started by [`start`]: its address, and the way to stop it. Dropping it stops the
-/// server too.
-#[derive(Debug)]
-pub struct RunningServer {
-    address: SocketAddr,
-    shutdown: ShutdownHandle,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-/// Stops a running server from anywhere (a signal handler, another thread): it stops
-/// accepting, lets requests in flight finish (up to 10 s) and closes.
-#[derive(Debug, Clone)]
-pub struct ShutdownHandle {
-    sender: Arc<watch::Sender<bool>>,
-}
-
-impl ShutdownHandle {
-    /// Asks the server to stop; returns at once.
-    pub fn shutdown(&self) {
-        self.sender.send_replace(true);
-    }
-}
-
-impl RunningServer {
-    /// The address bound (with the actual port when the settings asked for port 0).
-    pub fn address(&self) -> SocketAddr {
-        self.address
-    }
-
-    /// The base URI clients use: `http://<address>`.
-    pub fn uri(&self) -> String {
-        format!("http://{}", self.address)
-    }
-
-    /// A handle that stops the server.
-    pub fn shutdown_handle(&self) -> ShutdownHandle {
-        self.shutdown.clone()
-    }
-
-    /// Stops the server and waits until it has closed.
-    pub fn shutdown(mut self) {
-        self.shutdown.shutdown();
-        self.join();
-    }
-
-    /// Waits until the server stops (through a [`ShutdownHandle`]).
-    pub fn wait(mut self) {
-        self.join();
-    }
-
-    fn join(&mut self) {
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
-            tracing::error!("the catalog server thread panicked");
-        }
-    }
-}
-
-impl Drop for RunningServer {
-    fn drop(&mut self) {
-        self.shutdown.shutdown();
-        self.join();
-    }
 }
 
 /// Serves `settings` until the process ends or the server is stopped: [`start`], then
@@ -146,30 +72,18 @@ pub fn start(settings: ServeSettings) -> Result<RunningServer> {
         address: settings.listen,
         source,
     })?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads(64)
-        .thread_name("ldp-catalog-serve")
-        .enable_all()
-        .build()
-        .map_err(|source| Error::Runtime { source })?;
     let state = Arc::new(State {
         catalogs,
         token: settings.token.clone(),
         read_only: settings.read_only,
         metadata: MetadataCache::default(),
     });
-    let (sender, receiver) = watch::channel(false);
-    let thread = std::thread::Builder::new()
-        .name("ldp-catalog-serve".into())
-        .spawn(move || {
-            let kept = state.clone();
-            runtime.block_on(accept(listener, state, receiver));
-            runtime.shutdown_timeout(DRAIN);
-            // The last reference goes here, outside the runtime: closing a PostgreSQL
-            // connection blocks on the client's own runtime, which panics inside another one.
-            drop(kept);
-        })
+    let options = ServerOptions {
+        name: "ldp-catalog-serve",
+        worker_threads: 2,
+        max_blocking_threads: 64,
+    };
+    let server = ldp_http_serve::start(listener, options, state, handle)
         .map_err(|source| Error::Runtime { source })?;
     tracing::info!(
         address = %address,
@@ -178,62 +92,11 @@ pub fn start(settings: ServeSettings) -> Result<RunningServer> {
         token = settings.token.is_some(),
         "serving an Iceberg REST catalog on http://{address}"
     );
-    Ok(RunningServer {
-        address,
-        shutdown: ShutdownHandle {
-            sender: Arc::new(sender),
-        },
-        thread: Some(thread),
-    })
-}
-
-/// Accepts connections until shutdown, then drains them.
-async fn accept(listener: StdListener, state: Arc<State>, mut shutdown: watch::Receiver<bool>) {
-    let listener = match TcpListener::from_std(listener) {
-        Ok(listener) => listener,
-        Err(error) => {
-            tracing::error!(%error, "cannot listen");
-            return;
-        }
-    };
-    let graceful = GracefulShutdown::new();
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => {
-                    let _ = stream.set_nodelay(true);
-                    let state = state.clone();
-                    let service = service_fn(move |request| handle(state.clone(), request));
-                    let connection = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service);
-                    let connection = graceful.watch(connection);
-                    tokio::spawn(async move {
-                        if let Err(error) = connection.await {
-                            tracing::debug!(%peer, %error, "connection ended with an error");
-                        }
-                    });
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "accepting a connection failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
-            _ = shutdown.wait_for(|stop| *stop) => break,
-        }
-    }
-    drop(listener);
-    tokio::select! {
-        () = graceful.shutdown() => {}
-        () = tokio::time::sleep(DRAIN) => tracing::warn!("connections still open at shutdown"),
-    }
-    tracing::info!("the catalog server stopped");
+    Ok(server)
 }
 
 /// One request: answered, logged, never failing at the HTTP level.
-async fn handle(
-    state: Arc<State>,
-    request: hyper::Request<Incoming>,
-) -> std::result::Result<Response<Full<Bytes>>, Infallible> {
+async fn handle(state: Arc<State>, request: hyper::Request<Incoming>) -> Response<Full<Bytes>> {
     let started = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
@@ -248,17 +111,15 @@ async fn handle(
         elapsed_us = started.elapsed().as_micros() as u64,
         "request"
     );
-    Ok(response)
+    response
 }
 
 async fn respond(state: Arc<State>, request: hyper::Request<Incoming>) -> Result<Reply> {
     auth::check(state.token.as_deref(), request.headers())?;
     let (parts, body) = request.into_parts();
-    let body = Limited::new(body, MAX_BODY_BYTES)
-        .collect()
+    let body = ldp_http_serve::read_body(body, MAX_BODY_BYTES)
         .await
-        .map_err(|e| Error::bad_request(format!("cannot read the request body: {e}")))?
-        .to_bytes();
+        .map_err(Error::bad_request)?;
     let request = Request {
         method: parts.method,
         path: parts.uri.path().to_string(),

@@ -26,5 +26,6 @@ mod state;
 mod table;
 
 pub use error::{UiError, UiErrorKind};
-pub use server::{RunningUi, ShutdownHandle, start};
+pub use ldp_http_serve::{RunningServer, ShutdownHandle};
+pub use server::start;
 pub use settings::{DEFAULT_LISTEN, TOKEN_ENV, UiSettings};

@@ -1,29 +1,23 @@
-//! The HTTP server: the listener, the runtime, the per-request glue (access, body, blocking
-//! handler, headers, errors, logging) and shutdown.
+//! The HTTP server: the listener, and the per-request glue (access, body, blocking handler,
+//! headers, errors, logging) on the server loop of [`ldp_http_serve`].
 //!
-//! The server runs on its own thread with a small tokio runtime; reading the lake runs on the
-//! runtime's blocking threads (the catalog and table layers are synchronous).
+//! Reading the lake runs on the runtime's blocking threads (the catalog and table layers are
+//! synchronous).
 
-use std::convert::Infallible;
-use std::net::{SocketAddr, TcpListener as StdListener};
+use std::net::TcpListener as StdListener;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{
     CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, HeaderValue, LOCATION, REFERRER_POLICY,
     SET_COOKIE, WWW_AUTHENTICATE, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
 };
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Response, StatusCode};
-use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
+use ldp_http_serve::{RunningServer, ServerOptions};
 use ldp_plugin_runtime::Runtime;
-use tokio::net::TcpListener;
-use tokio::sync::watch;
 
 use crate::auth;
 use crate::error::{UiError, UiErrorKind};
@@ -34,69 +28,8 @@ use crate::state::State;
 /// The largest request body read (a query of 100,000 characters stays far below).
 const MAX_BODY_BYTES: usize = 1 << 20;
 
-/// How long shutdown waits for requests in flight.
-const DRAIN: Duration = Duration::from_secs(5);
-
 /// The page loads its own script and style and nothing else; it cannot be framed.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
-
-/// A server started by [`start`]. Dropping it stops the server.
-#[derive(Debug)]
-pub struct RunningUi {
-    address: SocketAddr,
-    shutdown: ShutdownHandle,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-/// Stops a running server from anywhere (a signal handler, another thread).
-#[derive(Debug, Clone)]
-pub struct ShutdownHandle {
-    sender: Arc<watch::Sender<bool>>,
-}
-
-impl ShutdownHandle {
-    /// Asks the server to stop; returns at once.
-    pub fn shutdown(&self) {
-        self.sender.send_replace(true);
-    }
-}
-
-impl RunningUi {
-    /// The address bound (with the actual port when the settings asked for port 0).
-    pub fn address(&self) -> SocketAddr {
-        self.address
-    }
-
-    /// The page's address: `http://<address>/`.
-    pub fn url(&self) -> String {
-        format!("http://{}/", self.address)
-    }
-
-    /// A handle that stops the server.
-    pub fn shutdown_handle(&self) -> ShutdownHandle {
-        self.shutdown.clone()
-    }
-
-    /// Waits until the server stops (through a [`ShutdownHandle`]).
-    pub fn wait(mut self) {
-        self.join();
-    }
-
-    fn join(&mut self) {
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
-        {
-            tracing::error!("the ui server thread panicked");
-        }
-    }
-}
-
-impl Drop for RunningUi {
-    fn drop(&mut self) {
-        self.shutdown.shutdown();
-        self.join();
-    }
-}
 
 /// Checks `settings`, binds `settings.listen` and serves the page on a thread of its own;
 /// returns once the address is bound. `runtime` is the plugin runtime the lake's tools hold.
@@ -105,7 +38,7 @@ impl Drop for RunningUi {
 ///
 /// [`UiErrorKind::Settings`] (see [`UiSettings::validate`]), [`UiErrorKind::Start`] when the
 /// address is taken or the runtime cannot start.
-pub fn start(settings: UiSettings, runtime: Runtime) -> Result<RunningUi, UiError> {
+pub fn start(settings: UiSettings, runtime: Runtime) -> Result<RunningServer, UiError> {
     settings.validate()?;
     let bind_error = |e: std::io::Error| {
         UiError::new(
@@ -116,17 +49,7 @@ pub fn start(settings: UiSettings, runtime: Runtime) -> Result<RunningUi, UiErro
             ),
         )
     };
-    let listener = StdListener::bind(settings.listen)
-        .and_then(|l| l.set_nonblocking(true).map(|()| l))
-        .map_err(bind_error)?;
-    let address = listener.local_addr().map_err(bind_error)?;
-    let tokio = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .max_blocking_threads(8)
-        .thread_name("ldp-ui")
-        .enable_all()
-        .build()
-        .map_err(|e| UiError::new(UiErrorKind::Start, format!("cannot start the server: {e}")))?;
+    let listener = StdListener::bind(settings.listen).map_err(bind_error)?;
     let state = Arc::new(State::new(settings, runtime));
     // The home page's first load reads every table's metadata: start reading now, so the
     // browser opened next finds it read.
@@ -138,69 +61,17 @@ pub fn start(settings: UiSettings, runtime: Runtime) -> Result<RunningUi, UiErro
                 tracing::debug!(%error, "reading the lake ahead failed");
             }
         });
-    let (sender, receiver) = watch::channel(false);
-    let thread = std::thread::Builder::new()
-        .name("ldp-ui".into())
-        .spawn(move || {
-            tokio.block_on(accept(listener, state, receiver));
-            tokio.shutdown_timeout(DRAIN);
-        })
-        .map_err(|e| UiError::new(UiErrorKind::Start, format!("cannot start the server: {e}")))?;
-    Ok(RunningUi {
-        address,
-        shutdown: ShutdownHandle {
-            sender: Arc::new(sender),
-        },
-        thread: Some(thread),
-    })
-}
-
-/// Accepts connections until shutdown, then drains them.
-async fn accept(listener: StdListener, state: Arc<State>, mut shutdown: watch::Receiver<bool>) {
-    let listener = match TcpListener::from_std(listener) {
-        Ok(listener) => listener,
-        Err(error) => {
-            tracing::error!(%error, "cannot listen");
-            return;
-        }
+    let options = ServerOptions {
+        name: "ldp-ui",
+        worker_threads: 1,
+        max_blocking_threads: 8,
     };
-    let graceful = GracefulShutdown::new();
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => {
-                    let _ = stream.set_nodelay(true);
-                    let state = state.clone();
-                    let service = service_fn(move |request| handle(state.clone(), request));
-                    let connection = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service);
-                    let connection = graceful.watch(connection);
-                    tokio::spawn(async move {
-                        if let Err(error) = connection.await {
-                            tracing::debug!(%peer, %error, "connection ended with an error");
-                        }
-                    });
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "accepting a connection failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
-            _ = shutdown.wait_for(|stop| *stop) => break,
-        }
-    }
-    drop(listener);
-    tokio::select! {
-        () = graceful.shutdown() => {}
-        () = tokio::time::sleep(DRAIN) => tracing::warn!("connections still open at shutdown"),
-    }
+    ldp_http_serve::start(listener, options, state, handle)
+        .map_err(|e| UiError::new(UiErrorKind::Start, format!("cannot start the server: {e}")))
 }
 
 /// One request: answered, logged, never failing at the HTTP level.
-async fn handle(
-    state: Arc<State>,
-    request: hyper::Request<Incoming>,
-) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn handle(state: Arc<State>, request: hyper::Request<Incoming>) -> Response<Full<Bytes>> {
     let started = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
@@ -226,7 +97,7 @@ async fn handle(
         elapsed_us = started.elapsed().as_micros() as u64,
         "request"
     );
-    Ok(response)
+    response
 }
 
 async fn respond(state: Arc<State>, request: hyper::Request<Incoming>) -> Result<Reply, UiError> {
@@ -259,11 +130,9 @@ async fn respond(state: Arc<State>, request: hyper::Request<Incoming>) -> Result
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     let (parts, body) = request.into_parts();
-    let body = Limited::new(body, MAX_BODY_BYTES)
-        .collect()
+    let body = ldp_http_serve::read_body(body, MAX_BODY_BYTES)
         .await
-        .map_err(|e| UiError::bad_request(format!("cannot read the request body: {e}")))?
-        .to_bytes();
+        .map_err(UiError::bad_request)?;
     let request = Request {
         method: parts.method,
         path: parts.uri.path().to_string(),

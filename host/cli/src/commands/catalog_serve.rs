@@ -2,8 +2,7 @@
 //! until Ctrl-C or SIGTERM.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
 
 use ldp_catalog_server::{ServeSettings, ServedCatalog};
 
@@ -49,14 +48,7 @@ pub fn serve(args: &CatalogServeArgs, interrupted: &'static AtomicBool) -> anyho
         )?;
         stdout.flush()?;
     }
-    let handle = server.shutdown_handle();
-    std::thread::spawn(move || {
-        while !interrupted.load(Ordering::SeqCst) {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        handle.shutdown();
-    });
-    server.wait();
+    super::serving::until_interrupted(server, interrupted);
     Ok(0)
 }
 

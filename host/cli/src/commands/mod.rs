@@ -19,6 +19,7 @@ mod runs;
 mod scaffold;
 mod schedule;
 mod schema;
+mod serving;
 mod snapshots;
 mod status;
 mod transform;

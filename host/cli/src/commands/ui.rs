@@ -2,8 +2,7 @@
 //! SIGTERM.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
 
 use ldp_plugin_runtime::Runtime;
 
@@ -17,7 +16,7 @@ pub fn serve(
     let server = ldp_ui::start(settings.clone(), runtime)?;
     {
         let mut stdout = std::io::stdout().lock();
-        let url = server.url();
+        let url = format!("{}/", server.uri());
         if token {
             writeln!(
                 stdout,
@@ -29,13 +28,6 @@ pub fn serve(
         }
         stdout.flush()?;
     }
-    let handle = server.shutdown_handle();
-    std::thread::spawn(move || {
-        while !interrupted.load(Ordering::SeqCst) {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        handle.shutdown();
-    });
-    server.wait();
+    super::serving::until_interrupted(server, interrupted);
     Ok(0)
 }
