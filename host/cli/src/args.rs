@@ -91,8 +91,9 @@ pub enum Command {
     /// Exit codes: 0 written (or skipped), 1 error, 3 held back by a quality check, 130
     /// interrupted.
     ///
-    /// Examples: ldp run examples/rides.json --mode overwrite
-    ///           ldp run daily.json --window 2026-08-01/2026-08-02 --json
+    /// Example: ldp run examples/rides.json --mode overwrite
+    ///
+    /// Example: ldp run daily.json --window 2026-08-01/2026-08-02 --json
     Run(RunCmdArgs),
     /// Validate a config (or a folder of them) without running it, and say what a run would do.
     ///
@@ -162,8 +163,9 @@ pub enum Command {
     /// needs a token in LDP_UI_TOKEN (16 characters or more): open the printed address with
     /// ?token=TOKEN once, or send Authorization: Bearer TOKEN. Stops on Ctrl-C.
     ///
-    /// Examples: ldp ui examples/workflows
-    ///           LDP_UI_TOKEN=... ldp ui lake/ --listen 0.0.0.0:8765
+    /// Example: ldp ui examples/workflows
+    ///
+    /// Example: LDP_UI_TOKEN=... ldp ui lake/ --listen 0.0.0.0:8765
     Ui(UiArgs),
     /// Show the runs a pipeline recorded (its run events), newest first.
     ///
@@ -294,8 +296,9 @@ pub enum Command {
     /// are capped. Every call is audited (tool, SQL, row count, duration, error; never result
     /// data) to a JSONL file at once and to the _ldp.audit Iceberg table in batches of 20.
     ///
-    /// Examples: ldp mcp --config examples/workflows --allow 'shop.*'
-    ///           ldp mcp --catalog lake-catalog.json
+    /// Example: ldp mcp --config examples/workflows --allow 'shop.*'
+    ///
+    /// Example: ldp mcp --catalog lake-catalog.json
     Mcp(McpArgs),
     /// Run what is scheduled: list, tick, a foreground loop, and the cron/launchd/systemd
     /// recipe that ticks every 5 minutes.
