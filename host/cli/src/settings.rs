@@ -517,15 +517,20 @@ impl Settings {
     }
 }
 
-/// The settings of `ldp mcp`, checked.
-fn mcp_settings(args: crate::args::McpArgs) -> Result<ldp_mcp::McpSettings, SettingsError> {
-    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 3600.0) {
+/// The `--timeout` of a server's queries (`ldp mcp`, `ldp ui`): above 0, at most an hour.
+fn served_query_timeout(seconds: f64) -> Result<std::time::Duration, SettingsError> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
         return Err(SettingsError::OutOfRange {
             flag: "--timeout",
             what: "a number of seconds above 0 and at most 3600",
-            value: args.timeout.to_string(),
+            value: seconds.to_string(),
         });
     }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+/// The settings of `ldp mcp`, checked.
+fn mcp_settings(args: crate::args::McpArgs) -> Result<ldp_mcp::McpSettings, SettingsError> {
     Ok(ldp_mcp::McpSettings {
         configs: args.configs,
         catalogs: args.catalogs,
@@ -536,7 +541,7 @@ fn mcp_settings(args: crate::args::McpArgs) -> Result<ldp_mcp::McpSettings, Sett
             .filter(|p| !p.is_empty())
             .collect(),
         max_rows: usize::try_from(args.max_rows).unwrap_or(500),
-        timeout: std::time::Duration::from_secs_f64(args.timeout),
+        timeout: served_query_timeout(args.timeout)?,
         audit: args.audit,
         iceberg_audit: !args.no_iceberg_audit,
         memory_limit: usize::try_from(args.max_memory_mb.saturating_mul(1024 * 1024)).ok(),
@@ -546,19 +551,12 @@ fn mcp_settings(args: crate::args::McpArgs) -> Result<ldp_mcp::McpSettings, Sett
 
 /// The settings of `ldp ui`, checked: the token comes from `LDP_UI_TOKEN`.
 fn ui_settings(args: crate::args::UiArgs) -> Result<ldp_ui::UiSettings, SettingsError> {
-    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout <= 3600.0) {
-        return Err(SettingsError::OutOfRange {
-            flag: "--timeout",
-            what: "a number of seconds above 0 and at most 3600",
-            value: args.timeout.to_string(),
-        });
-    }
     let mut settings = ldp_ui::UiSettings::new(args.paths, args.listen);
     settings.token = std::env::var(ldp_ui::TOKEN_ENV)
         .ok()
         .filter(|t| !t.is_empty());
     settings.max_rows = usize::try_from(args.max_rows).unwrap_or(1000);
-    settings.timeout = std::time::Duration::from_secs_f64(args.timeout);
+    settings.timeout = served_query_timeout(args.timeout)?;
     settings.memory_limit = usize::try_from(args.max_memory_mb.saturating_mul(1024 * 1024)).ok();
     settings
         .validate()

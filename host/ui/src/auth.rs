@@ -15,13 +15,18 @@ use crate::error::{UiError, UiErrorKind};
 /// The cookie that carries the token.
 pub const COOKIE_NAME: &str = "ldp_ui_token";
 
-/// Checks a request's headers.
+/// Checks a request's headers, and the token of its address (`/?token=`) when it has one,
+/// which counts before any header.
 ///
 /// # Errors
 ///
 /// `Unauthorized` without the token (or with another), `ForbiddenHost` for a `Host` that is not
 /// loopback on a server without a token.
-pub fn check(token: Option<&str>, headers: &HeaderMap) -> Result<(), UiError> {
+pub fn check(
+    token: Option<&str>,
+    headers: &HeaderMap,
+    query_token: Option<&str>,
+) -> Result<(), UiError> {
     match token {
         None => {
             let host = headers
@@ -40,10 +45,12 @@ pub fn check(token: Option<&str>, headers: &HeaderMap) -> Result<(), UiError> {
             }
         }
         Some(expected) => {
-            let bearer = headers
-                .get(AUTHORIZATION)
-                .and_then(|h| h.to_str().ok())
-                .and_then(|h| h.strip_prefix("Bearer "));
+            let bearer = query_token.or_else(|| {
+                headers
+                    .get(AUTHORIZATION)
+                    .and_then(|h| h.to_str().ok())
+                    .and_then(|h| h.strip_prefix("Bearer "))
+            });
             let cookie = headers
                 .get_all(COOKIE)
                 .iter()
@@ -100,10 +107,13 @@ mod tests {
     #[test]
     fn loopback_hosts_pass_and_others_are_refused() {
         for host in ["127.0.0.1:8765", "localhost:1", "[::1]:8765", "127.0.0.1"] {
-            assert!(check(None, &headers(&[(HOST, host)])).is_ok(), "{host}");
+            assert!(
+                check(None, &headers(&[(HOST, host)]), None).is_ok(),
+                "{host}"
+            );
         }
         for host in ["evil.example:8765", "", "10.0.0.1:8765"] {
-            let error = check(None, &headers(&[(HOST, host)])).unwrap_err();
+            let error = check(None, &headers(&[(HOST, host)]), None).unwrap_err();
             assert_eq!(error.kind(), UiErrorKind::ForbiddenHost, "{host}");
         }
     }
@@ -114,14 +124,16 @@ mod tests {
         assert!(
             check(
                 token,
-                &headers(&[(AUTHORIZATION, "Bearer 0123456789abcdef")])
+                &headers(&[(AUTHORIZATION, "Bearer 0123456789abcdef")]),
+                None
             )
             .is_ok()
         );
         assert!(
             check(
                 token,
-                &headers(&[(COOKIE, "a=b; ldp_ui_token=0123456789abcdef")])
+                &headers(&[(COOKIE, "a=b; ldp_ui_token=0123456789abcdef")]),
+                None
             )
             .is_ok()
         );
@@ -131,7 +143,7 @@ mod tests {
             headers(&[(COOKIE, "ldp_ui_token=0123")]),
         ] {
             assert_eq!(
-                check(token, &bad).unwrap_err().kind(),
+                check(token, &bad, None).unwrap_err().kind(),
                 UiErrorKind::Unauthorized
             );
         }

@@ -101,29 +101,16 @@ async fn handle(state: Arc<State>, request: hyper::Request<Incoming>) -> Respons
 }
 
 async fn respond(state: Arc<State>, request: hyper::Request<Incoming>) -> Result<Reply, UiError> {
-    let setting_token = request.uri().path() == "/"
-        && request
-            .uri()
-            .query()
-            .is_some_and(|q| routes::params(Some(q)).iter().any(|(k, _)| k == "token"));
-    let token = state.settings.token.clone();
-    if setting_token {
-        // `/?token=T` is how a browser gets the cookie: the token is checked here instead.
-        let given = routes::params(request.uri().query())
-            .into_iter()
-            .find(|(k, _)| k == "token")
-            .map(|(_, v)| v);
-        let mut headers = hyper::HeaderMap::new();
-        if let Some(given) = &given
-            && let Ok(value) = HeaderValue::from_str(&format!("Bearer {given}"))
-        {
-            headers.insert(hyper::header::AUTHORIZATION, value);
-        }
-        headers.extend(request.headers().clone());
-        auth::check(token.as_deref(), &headers)?;
-    } else {
-        auth::check(token.as_deref(), request.headers())?;
-    }
+    // `/?token=T` is how a browser gets the cookie: that token counts as a bearer.
+    let query_token = (request.uri().path() == "/")
+        .then(|| routes::params(request.uri().query()))
+        .and_then(|params| params.into_iter().find(|(k, _)| k == "token"))
+        .map(|(_, v)| v);
+    auth::check(
+        state.settings.token.as_deref(),
+        request.headers(),
+        query_token.as_deref(),
+    )?;
     let json_body = request
         .headers()
         .get(CONTENT_TYPE)
